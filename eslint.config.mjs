@@ -1,0 +1,37 @@
+// Lint: type-aware TypeScript rules, no floating promises, type-only imports, and the package
+// boundaries of DESIGN §2/§11: services never import each other, nobody deep-imports another
+// package's internals, and there are no import cycles.
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+
+const services = ['actor', 'judge', 'learner', 'sites', 'cli'];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', 'packages/proto/src/gen/**', '**/*.mjs', '**/*.js', '**/*.cjs'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'import-x/no-cycle': ['error', { maxDepth: 10 }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@owrl/*/*'], message: 'Import a package by its name only: its src/index.ts is its whole API.' },
+            { group: ['**/packages/*/src/**', '**/packages/*/dist/**', '../../packages/**'], message: 'Import other packages by name (@owrl/x), not by path.' },
+            { group: services.map((s) => `@owrl/${s}`), message: 'Services never import each other: share packages/* and the wire contracts.' },
+            { group: ['**/services/**', '../../services/**'], message: 'Services never import each other or get imported by path.' },
+          ],
+        },
+      ],
+    },
+  },
+);

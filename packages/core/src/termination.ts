@@ -1,0 +1,25 @@
+// Termination classes (DESIGN §5) as plain names, and which of them train.
+
+export const TERMINATION_CLASSES = [
+  'COMPLETED',
+  'STEP_BUDGET_EXHAUSTED',
+  'GENERATION_LIMIT',
+  'FORMAT_ERROR',
+  'ENV_ERROR',
+  'SANDBOX_ERROR',
+  'INIT_ERROR',
+] as const;
+export type TerminationClassName = (typeof TERMINATION_CLASSES)[number];
+
+/** Classes whose trajectories are scored and trained on (reward 0 unless COMPLETED and judged a success). */
+export const TRAINABLE_CLASSES: ReadonlySet<TerminationClassName> = new Set([
+  'COMPLETED',
+  'STEP_BUDGET_EXHAUSTED',
+  'GENERATION_LIMIT',
+  'FORMAT_ERROR',
+]);
+
+/** Infrastructure outcomes: excluded from training and re-dispatched (bounded attempts). */
+export function isInfrastructure(c: TerminationClassName): boolean {
+  return !TRAINABLE_CLASSES.has(c);
+}

@@ -1,0 +1,63 @@
+// Binary encode/decode of the wire messages with schema-version enforcement: every top-level
+// message carries `schema_version` (its major version); a decoder rejects majors it does not know.
+import { create, fromBinary, toBinary, toJson, type DescMessage, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import { ProtoError, ProtoErrorCode } from './errors.js';
+
+/** Major schema version written by this build and the only one its decoders accept. */
+export const SCHEMA_VERSION = 1;
+
+type Versioned = { schemaVersion: number };
+
+/** Creates a message with `schemaVersion` filled in. */
+export function make<Desc extends DescMessage>(schema: Desc, init?: MessageInitShape<Desc>): MessageShape<Desc> {
+  const msg = create(schema, init);
+  if (hasSchemaVersion(schema)) (msg as unknown as Versioned).schemaVersion = SCHEMA_VERSION;
+  return msg;
+}
+
+function hasSchemaVersion(schema: DescMessage): boolean {
+  return schema.fields.some((f) => f.name === 'schema_version');
+}
+
+/** Encodes a message; sets `schemaVersion` when the caller left it at 0. */
+export function encode<Desc extends DescMessage>(schema: Desc, msg: MessageShape<Desc>): Uint8Array {
+  if (hasSchemaVersion(schema) && (msg as unknown as Versioned).schemaVersion === 0) {
+    (msg as unknown as Versioned).schemaVersion = SCHEMA_VERSION;
+  }
+  return toBinary(schema, msg);
+}
+
+/**
+ * Decodes bytes as `schema`.
+ * @throws ProtoError PROTO_UNDECODABLE when the bytes are not a valid message,
+ *   PROTO_UNSUPPORTED_SCHEMA_VERSION when the message's major version is not {@link SCHEMA_VERSION}.
+ */
+export function decode<Desc extends DescMessage>(schema: Desc, bytes: Uint8Array): MessageShape<Desc> {
+  let msg: MessageShape<Desc>;
+  try {
+    msg = fromBinary(schema, bytes);
+  } catch (cause) {
+    throw new ProtoError(
+      ProtoErrorCode.Undecodable,
+      schema.typeName,
+      `cannot decode ${bytes.length} bytes as ${schema.typeName}: ${(cause as Error).message}`,
+      { cause },
+    );
+  }
+  if (hasSchemaVersion(schema)) {
+    const v = (msg as unknown as Versioned).schemaVersion;
+    if (v !== SCHEMA_VERSION) {
+      throw new ProtoError(
+        ProtoErrorCode.UnsupportedSchemaVersion,
+        schema.typeName,
+        `${schema.typeName}.schema_version is ${v}, this build understands only major version ${SCHEMA_VERSION}`,
+      );
+    }
+  }
+  return msg;
+}
+
+/** JSON form (proto3 JSON mapping) for logs, CLI output and JSONL files. */
+export function toPlainJson<Desc extends DescMessage>(schema: Desc, msg: MessageShape<Desc>): unknown {
+  return toJson(schema, msg, { alwaysEmitImplicit: false });
+}

@@ -1,0 +1,15 @@
+// Wire contracts of owrl: generated protobuf-es code for proto/owrl/v1 and grpc.health.v1, plus
+// versioned encode/decode and the grpc-js adapter. Generated code lives in ./gen (npm run gen).
+export * from './gen/owrl/v1/task_pb.js';
+export * from './gen/owrl/v1/rollout_pb.js';
+export * from './gen/owrl/v1/trajectory_pb.js';
+export * from './gen/owrl/v1/scored_pb.js';
+export * from './gen/owrl/v1/policy_pb.js';
+export * from './gen/owrl/v1/run_state_pb.js';
+export * from './gen/owrl/v1/learner_pb.js';
+export * as health from './gen/grpc/health/v1/health_pb.js';
+export { create, clone, equals, toJson, fromJson, toBinary, fromBinary } from '@bufbuild/protobuf';
+export type { MessageShape, MessageInitShape, DescMessage } from '@bufbuild/protobuf';
+export * from './codec.js';
+export * from './errors.js';
+export * from './grpc.js';
