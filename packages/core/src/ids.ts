@@ -9,11 +9,11 @@ export interface TrajectoryKey {
   attempt: number;
 }
 
-const RUN_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function trajectoryId(k: TrajectoryKey): string {
   if (!RUN_ID.test(k.runId)) {
-    throw new RangeError(`run id ${JSON.stringify(k.runId)} must match ${RUN_ID} (letters, digits, _ . -)`);
+    throw new RangeError(`run id ${JSON.stringify(k.runId)} must match ${RUN_ID} (letters, digits, _ -: it is a NATS subject token)`);
   }
   return `${k.runId}/${k.round}/${k.group}/${k.sample}/${k.attempt}`;
 }

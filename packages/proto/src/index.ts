@@ -13,3 +13,4 @@ export type { MessageShape, MessageInitShape, DescMessage } from '@bufbuild/prot
 export * from './codec.js';
 export * from './errors.js';
 export * from './grpc.js';
+export * from './names.js';

@@ -1,0 +1,23 @@
+// Benchmarks: `npm run bench -- <name>`. Each prints progress to stderr and, as its last line on
+// stdout, one JSON object of figures.
+import { learningBench } from './learning.js';
+
+const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
+  learning: learningBench,
+};
+
+async function main(): Promise<void> {
+  const [name, ...args] = process.argv.slice(2);
+  const bench = name ? BENCHES[name] : undefined;
+  if (!bench) {
+    process.stderr.write(`usage: npm run bench -- <name>\n  names: ${Object.keys(BENCHES).join(', ')}\n`);
+    process.exit(2);
+  }
+  const result = await bench(args);
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench: ${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
+});

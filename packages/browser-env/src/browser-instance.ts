@@ -1,0 +1,148 @@
+// One Chromium process serving many episodes: launch with the hardening switches, find its pid
+// through a marker switch, report its process-tree memory and uptime, notice a crash, and close
+// it so that no process of its tree survives (graceful close, then SIGKILL of tree and group).
+import { randomBytes } from 'node:crypto';
+import { chromium, type Browser } from 'playwright-core';
+import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
+import type { Logger } from './logger.js';
+import type { ResolvedOptions } from './options.js';
+import { findByMarker, killAll, listProcesses, processTree, treeRssBytes } from './proc-tree.js';
+
+/** Switches of DESIGN/preamble, plus instant scrolling so scroll effects are measurable at once. */
+export const BASE_ARGS = [
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-smooth-scrolling',
+] as const;
+
+const RSS_CACHE_MS = 1000;
+
+export class BrowserInstance {
+  readonly id: number;
+  readonly browser: Browser;
+  readonly pid: number | null;
+  readonly startedAt: number;
+  readonly userAgent: string;
+  /** Episodes started on this browser. */
+  episodes = 0;
+  /** Episodes running on it now. */
+  active = 0;
+  /** No new episodes: a newer browser took over; closed when `active` drops to 0. */
+  draining = false;
+  /** Aborted when the browser disconnects (crash or close). */
+  private readonly lost = new AbortController();
+  private closing: Promise<void> | null = null;
+  private rssAt = 0;
+  private rssValue = 0;
+  private readonly log: Logger;
+
+  private constructor(id: number, browser: Browser, pid: number | null, log: Logger) {
+    this.id = id;
+    this.browser = browser;
+    this.pid = pid;
+    this.startedAt = Date.now();
+    this.log = log;
+    const ver = browser.version().replace(/[^\d.]/g, '') || '120.0.0.0';
+    this.userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${ver} Safari/537.36`;
+    browser.on('disconnected', () => {
+      if (!this.closing) log.warn({ browser: this.id, pid: this.pid }, 'chromium disconnected');
+      this.lost.abort(new Error('browser disconnected'));
+    });
+  }
+
+  /** @throws BrowserEnvError(BROWSER_ENV_LAUNCH_FAILED) when Chromium does not start. */
+  static async launch(id: number, o: ResolvedOptions): Promise<BrowserInstance> {
+    const marker = `--owrl-browser=${process.pid}-${id}-${randomBytes(4).toString('hex')}`;
+    const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+    const args = [...(isRoot ? ['--no-sandbox'] : []), ...BASE_ARGS, ...o.extraArgs, marker];
+    let browser: Browser;
+    try {
+      browser = await chromium.launch({
+        executablePath: o.executablePath,
+        headless: o.headless,
+        args,
+        timeout: 60_000,
+        // the owner of the pool decides about shutdown; close() kills the tree
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+    } catch (e) {
+      throw new BrowserEnvError(BrowserEnvErrorCode.LAUNCH_FAILED, `cannot launch Chromium at ${o.executablePath}: ${(e as Error).message}`, { cause: e });
+    }
+    const pid = findByMarker(marker);
+    o.logger.info({ browser: id, pid, version: browser.version() }, 'chromium launched');
+    return new BrowserInstance(id, browser, pid, o.logger);
+  }
+
+  /** True once close() was called: a disconnect after it is not a crash. */
+  get closedByUs(): boolean {
+    return this.closing !== null;
+  }
+
+  get dead(): boolean {
+    return this.lost.signal.aborted;
+  }
+
+  /** Aborted when this browser disconnects. */
+  get lostSignal(): AbortSignal {
+    return this.lost.signal;
+  }
+
+  uptimeS(): number {
+    return (Date.now() - this.startedAt) / 1000;
+  }
+
+  /** Process-tree RSS in bytes, cached for a second (a /proc scan costs a few ms). */
+  rssBytes(fresh = false): number {
+    if (this.pid === null || this.dead) return 0;
+    const now = Date.now();
+    if (fresh || now - this.rssAt > RSS_CACHE_MS) {
+      this.rssValue = treeRssBytes(this.pid);
+      this.rssAt = now;
+    }
+    return this.rssValue;
+  }
+
+  /** Closes Chromium within `timeoutMs`, then SIGKILLs whatever of its tree is left. Idempotent. */
+  close(timeoutMs: number): Promise<void> {
+    this.closing ??= this.doClose(timeoutMs);
+    return this.closing;
+  }
+
+  private async doClose(timeoutMs: number): Promise<void> {
+    const tree = this.pid === null ? [] : processTree(this.pid);
+    const wait = <V>(p: Promise<V>, ms: number, fallback: V): Promise<V> => {
+      let timer: NodeJS.Timeout | undefined;
+      return Promise.race([p, new Promise<V>((r) => (timer = setTimeout(() => r(fallback), ms)))]).finally(() => clearTimeout(timer));
+    };
+    const graceful = this.browser.close().then(
+      () => true,
+      () => false,
+    );
+    const ok = await wait(graceful, timeoutMs, false);
+    if (!ok) this.log.warn({ browser: this.id, pid: this.pid }, 'chromium did not close in time, killing');
+    // Anything of the tree still alive (a hung renderer, a zygote) is killed, with the group.
+    const now = new Map(listProcesses().map((p) => [p.pid, p]));
+    const left = tree.filter((p) => {
+      const q = now.get(p.pid);
+      return q !== undefined && q.comm === p.comm && q.state !== 'Z';
+    });
+    // The browser leads its process group (Playwright spawns it detached): killing the group also
+    // reaches orphans of a crashed browser. Only while the group has members — then its id cannot
+    // belong to anyone else — so a reused pid is never hit.
+    const pid = this.pid;
+    const groupLeft = pid !== null && [...now.values()].some((p) => p.pgrp === pid && p.state !== 'Z');
+    killAll(
+      left.map((p) => p.pid),
+      groupLeft ? pid : undefined,
+    );
+    if (!ok) await wait(graceful, 5000, false);
+    this.log.info({ browser: this.id, episodes: this.episodes, uptimeS: Math.round(this.uptimeS()), killed: left.length, group: groupLeft }, 'chromium closed');
+  }
+}

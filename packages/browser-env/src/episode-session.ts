@@ -1,0 +1,283 @@
+// The live state of one episode's browser context: which tab is active, what each tab's network
+// is doing (in-flight requests, main-frame navigations and their statuses), and the events of the
+// current tool call (dialogs, downloads, refused navigations, new tabs). Provides the two waits of
+// a step: the short reaction wait after each call and the settle wait after the call chain.
+import type { BrowserContext, Dialog, Download, Page, Request, Response } from 'playwright-core';
+import { settleWithin } from './async-util.js';
+import { emptyEvents, type CallEvents } from './effects.js';
+import type { BlockedRequest } from './guard.js';
+import type { Logger } from './logger.js';
+import { classifyNetError } from './net-errors.js';
+import { nextFramesInPage } from './page-helpers.js';
+
+interface PageState {
+  inflight: Map<Request, number>;
+  navStarts: number;
+  navCommits: number;
+  navFails: number;
+  /** Status of the latest main-frame document response (0 before any). */
+  docStatus: number;
+}
+
+interface CallBuffer {
+  dialogs: CallEvents['dialogs'];
+  downloads: CallEvents['downloads'];
+  blocked: CallEvents['blocked'];
+  status: Map<Page, number>;
+  navError: Map<Page, { code: string; url: string }>;
+  newTabs: string[];
+  activeChanged: boolean;
+  tabsBefore: number;
+}
+
+export interface CallMark {
+  page: Page;
+  navStarts: number;
+  navCommits: number;
+  navFails: number;
+  pages: number;
+}
+
+/** Requests older than this do not hold up settling (long polls, streaming, analytics beacons). */
+const SETTLE_IGNORE_OLDER_MS = 1500;
+/** How long a tab opening the page attempted is waited for (a named target may reuse a tab). */
+const POPUP_WAIT_MS = 1500;
+
+export class EpisodeSession {
+  readonly context: BrowserContext;
+  private activePage: Page;
+  private readonly states = new WeakMap<Page, PageState>();
+  private buf: CallBuffer;
+  private readonly waiters = new Set<() => void>();
+  crashedPage: Page | null = null;
+  contextClosed = false;
+  /** Status of the latest main-frame document response of any tab. */
+  lastDocStatus = 0;
+  private readonly log: Logger;
+
+  private constructor(context: BrowserContext, page: Page, log: Logger) {
+    this.context = context;
+    this.activePage = page;
+    this.log = log;
+    this.buf = this.freshBuffer();
+    context.on('page', (p) => {
+      this.track(p);
+      this.notify();
+    });
+    context.on('dialog', (d) => this.onDialog(d));
+    context.on('close', () => {
+      this.contextClosed = true;
+      this.notify();
+    });
+    for (const p of context.pages()) this.track(p);
+  }
+
+  static async open(context: BrowserContext, log: Logger): Promise<EpisodeSession> {
+    const page = await context.newPage();
+    const s = new EpisodeSession(context, page, log);
+    s.track(page);
+    return s;
+  }
+
+  get active(): Page {
+    return this.activePage;
+  }
+
+  setActive(p: Page): void {
+    if (p !== this.activePage) {
+      this.activePage = p;
+      this.buf.activeChanged = true;
+    }
+  }
+
+  pages(): Page[] {
+    return this.context.pages();
+  }
+
+  /** Called by the request guard for every refused request. */
+  onBlocked(b: BlockedRequest): void {
+    if (b.navigation) this.buf.blocked.push({ url: b.url, reason: b.reason });
+    else this.log.debug({ url: b.url, reason: b.reason }, 'subresource blocked');
+  }
+
+  private freshBuffer(): CallBuffer {
+    const tabs = this.context.pages().length;
+    return { dialogs: [], downloads: [], blocked: [], status: new Map(), navError: new Map(), newTabs: [], activeChanged: false, tabsBefore: tabs };
+  }
+
+  private state(p: Page): PageState {
+    let s = this.states.get(p);
+    if (!s) {
+      s = { inflight: new Map(), navStarts: 0, navCommits: 0, navFails: 0, docStatus: 0 };
+      this.states.set(p, s);
+    }
+    return s;
+  }
+
+  private notify(): void {
+    for (const w of [...this.waiters]) w();
+  }
+
+  private track(p: Page): void {
+    if (this.states.has(p)) return;
+    const st = this.state(p);
+    const isMainNav = (r: Request): boolean => {
+      try {
+        return r.isNavigationRequest() && r.frame() === p.mainFrame();
+      } catch {
+        return false;
+      }
+    };
+    p.on('request', (r: Request) => {
+      st.inflight.set(r, performance.now());
+      if (isMainNav(r)) st.navStarts++;
+      this.notify();
+    });
+    const finished = (r: Request, failed: boolean): void => {
+      st.inflight.delete(r);
+      if (failed && isMainNav(r)) {
+        st.navFails++;
+        const text = r.failure()?.errorText ?? '';
+        const code = classifyNetError(text).code;
+        this.buf.navError.set(p, { code, url: r.url() });
+      }
+      this.notify();
+    };
+    p.on('requestfinished', (r: Request) => finished(r, false));
+    p.on('requestfailed', (r: Request) => finished(r, true));
+    p.on('response', (resp: Response) => {
+      const r = resp.request();
+      if (!isMainNav(r)) return;
+      const status = resp.status();
+      if (status >= 300 && status < 400) return;
+      st.docStatus = status;
+      this.lastDocStatus = status;
+      this.buf.status.set(p, status);
+    });
+    p.on('framenavigated', (f) => {
+      if (f === p.mainFrame()) {
+        st.navCommits++;
+        this.notify();
+      }
+    });
+    p.on('download', (d: Download) => {
+      this.buf.downloads.push({ filename: d.suggestedFilename(), url: d.url() });
+      void d.cancel().catch(() => {});
+    });
+    p.on('crash', () => {
+      this.crashedPage = p;
+      this.log.warn({ url: p.url() }, 'page crashed');
+      this.notify();
+    });
+    p.on('close', () => this.notify());
+  }
+
+  private onDialog(d: Dialog): void {
+    this.buf.dialogs.push({ type: d.type(), message: d.message() });
+    // beforeunload is accepted so navigations proceed; everything else is dismissed at once
+    void (d.type() === 'beforeunload' ? d.accept() : d.dismiss()).catch(() => {});
+  }
+
+  /** Starts the event buffer of a call and marks the counters the reaction wait compares with. */
+  beginCall(): CallMark {
+    this.buf = this.freshBuffer();
+    const st = this.state(this.activePage);
+    return { page: this.activePage, navStarts: st.navStarts, navCommits: st.navCommits, navFails: st.navFails, pages: this.buf.tabsBefore };
+  }
+
+  /** Events of the call since beginCall(), resolved against the tab active now. */
+  endCall(): CallEvents {
+    const b = this.buf;
+    const ev = emptyEvents(b.tabsBefore);
+    ev.tabsAfter = this.context.pages().length;
+    ev.newTabs = [...b.newTabs];
+    ev.dialogs = [...b.dialogs];
+    ev.downloads = [...b.downloads];
+    ev.blocked = [...b.blocked];
+    ev.navStatus = b.status.get(this.activePage) ?? 0;
+    const ne = b.navError.get(this.activePage);
+    if (ne) {
+      ev.navError = ne.code;
+      ev.navErrorUrl = ne.url;
+    }
+    ev.activeChanged = b.activeChanged;
+    return ev;
+  }
+
+  /** Whether the current call already saw a navigation outcome (failure, refusal or download). */
+  callHasNavOutcome(): boolean {
+    return this.buf.navError.size > 0 || this.buf.blocked.length > 0 || this.buf.downloads.length > 0;
+  }
+
+  /** Waits until `pred()` holds or `deadline` (performance.now() ms) passes; true when it held. */
+  async waitFor(pred: () => boolean, deadline: number): Promise<boolean> {
+    while (!pred()) {
+      const left = deadline - performance.now();
+      if (left <= 0 || this.contextClosed) return pred();
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(done, Math.min(left, 250));
+        const self = this.waiters;
+        function done(): void {
+          clearTimeout(t);
+          self.delete(done);
+          resolve();
+        }
+        self.add(done);
+      });
+    }
+    return true;
+  }
+
+  /**
+   * After an action: lets the page run its handlers, waits for a navigation it started to commit
+   * (or fail) and for its DOM, and follows a tab it opened. Bounded by `deadline`.
+   */
+  async awaitReaction(mark: CallMark, deadline: number): Promise<void> {
+    const page = mark.page;
+    const left = (): number => Math.max(1, deadline - performance.now());
+    let popups = 0;
+    if (!page.isClosed() && this.crashedPage !== page) popups = await settleWithin(page.evaluate(nextFramesInPage), Math.min(300, left()), 0);
+    if (popups > 0 && this.context.pages().length <= mark.pages) {
+      await this.waitFor(() => this.context.pages().length > mark.pages, Math.min(deadline, performance.now() + POPUP_WAIT_MS));
+    }
+    const st = this.state(page);
+    if (st.navStarts > mark.navStarts && !page.isClosed()) {
+      await this.waitFor(() => st.navCommits > mark.navCommits || st.navFails > mark.navFails || page.isClosed() || this.crashedPage === page, deadline);
+      if (st.navCommits > mark.navCommits) await settleWithin(page.waitForLoadState('domcontentloaded', { timeout: left() }), left(), undefined);
+    }
+    const pages = this.context.pages();
+    if (pages.length > mark.pages) {
+      const np = pages[pages.length - 1];
+      if (np && np !== this.activePage) {
+        await settleWithin(np.waitForLoadState('domcontentloaded', { timeout: Math.min(left(), 5000) }), Math.min(left(), 5000), undefined);
+        this.buf.newTabs.push(np.url());
+        this.setActive(np);
+      }
+    }
+    if (this.activePage.isClosed()) {
+      const rest = this.context.pages();
+      const last = rest[rest.length - 1];
+      if (last) this.setActive(last);
+    }
+  }
+
+  /** Waits for load and a quiet network on the active tab, at most until `deadline`. */
+  async settle(deadline: number): Promise<void> {
+    const page = this.activePage;
+    if (page.isClosed() || this.crashedPage === page) return;
+    const left = (): number => Math.max(1, deadline - performance.now());
+    await settleWithin(page.waitForLoadState('load', { timeout: left() }), left(), undefined);
+    const st = this.state(page);
+    await this.waitFor(() => {
+      const now = performance.now();
+      for (const t of st.inflight.values()) if (now - t < SETTLE_IGNORE_OLDER_MS) return false;
+      return true;
+    }, deadline);
+    if (!page.isClosed()) await settleWithin(page.evaluate(nextFramesInPage), Math.min(200, left()), 0);
+  }
+
+  /** Status of the latest main-frame document response of a tab (0 before any). */
+  docStatusOf(p: Page): number {
+    return this.state(p).docStatus;
+  }
+}

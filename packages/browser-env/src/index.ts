@@ -1,0 +1,18 @@
+// @owrl/browser-env: the browser environment of owrl (DESIGN §5) — a pool of Playwright-driven
+// Chromium running episodes of the 13 OpenWebRL tools with typed effects, observations,
+// terminations and diagnostics; plus the pure pieces (effect classification, URL safety, error
+// classification, history) for reuse and tests.
+export { BrowserPool, type PoolStats } from './browser-pool.js';
+export { resolveOptions, type BrowserEnvOptions, type ResolvedOptions, type EnvTimeouts } from './options.js';
+export * from './types.js';
+export { BrowserEnvError, BrowserEnvErrorCode, ToolCallError, type BrowserEnvErrorCodeName } from './errors.js';
+export { silentLogger, type Logger } from './logger.js';
+export { checkUrl, isPrivateAddress, isPrivateName, isAllowed, type UrlVerdict } from './net-policy.js';
+export { classifyNetError, classifyHttpStatus, isTransientStatus, type NetFailure } from './net-errors.js';
+export { detectWall, WALL_SELECTORS, type WallSignals, type WallVerdict } from './bot-wall.js';
+export { computeEffects, multisetDiff, shortUrl, emptyEvents, type CallEvents, type CallIntent } from './effects.js';
+export { historyEntry, HISTORY_MODES } from './history.js';
+export { parseCall, normalizeKey, scrollPixels, type ParsedCall, type Target } from './tool-args.js';
+export { DnsVerdicts, requestVerdict } from './guard.js';
+export { processTree, treeRssBytes, listProcesses, parseStat, type ProcInfo } from './proc-tree.js';
+export type { RawSnapshot, FocusInfo } from './page-snapshot.js';

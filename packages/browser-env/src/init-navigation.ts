@@ -1,0 +1,67 @@
+// The init phase of an episode (DESIGN §5): navigate to the start URL under the init-navigation
+// timeout, retry transient failures (connection refused/reset, DNS, timeout, 5xx, 429) with
+// exponential backoff, and refuse a start page that is a bot wall. Failure is an EpisodeEnd with
+// INIT_ERROR and a reason code.
+import type { Response } from 'playwright-core';
+import { bounded, settleWithin, sleep } from './async-util.js';
+import { detectWall, WALL_SELECTORS } from './bot-wall.js';
+import { EpisodeEnd } from './errors.js';
+import type { EpisodeSession } from './episode-session.js';
+import type { Logger } from './logger.js';
+import { classifyHttpStatus, classifyNetError, isTransientStatus } from './net-errors.js';
+import type { EnvTimeouts } from './options.js';
+import { wallSignalsInPage } from './page-helpers.js';
+
+export interface InitOptions {
+  timeouts: Pick<EnvTimeouts, 'initNavigationMs' | 'initRetries'>;
+  /** First retry delay, doubled per attempt. */
+  backoffMs: number;
+  signal: AbortSignal;
+  log: Logger;
+  /** Told the number of the attempt being made (for diagnostics). */
+  attempts(n: number): void;
+}
+
+/**
+ * Loads `url` in the session's active tab, at most 1 + initRetries times.
+ * @throws EpisodeEnd(INIT_ERROR, reason) when it never becomes usable; the abort reason when aborted.
+ */
+export async function navigateInitially(s: EpisodeSession, url: string, o: InitOptions): Promise<void> {
+  const { initNavigationMs, initRetries } = o.timeouts;
+  const total = initRetries + 1;
+  let last: EpisodeEnd | null = null;
+  for (let a = 1; a <= total; a++) {
+    o.attempts(a);
+    if (a > 1) await sleep(o.backoffMs * 2 ** (a - 2), o.signal);
+    const page = s.active;
+    let resp: Response | null;
+    try {
+      resp = await bounded(
+        page.goto(url, { waitUntil: 'domcontentloaded', timeout: initNavigationMs }),
+        initNavigationMs + 2000,
+        () => Object.assign(new Error(`Timeout ${initNavigationMs}ms exceeded`), { name: 'TimeoutError' }),
+        o.signal,
+      );
+    } catch (e) {
+      if (o.signal.aborted) throw o.signal.reason;
+      const err = e as Error;
+      const f = classifyNetError(err.message ?? String(e), err.name === 'TimeoutError');
+      if (f.code === 'blocked') throw new EpisodeEnd('INIT_ERROR', 'blocked_url', `${url} resolves to a private address`, { cause: e });
+      if (f.code === 'target_closed') throw e;
+      last = new EpisodeEnd('INIT_ERROR', f.code, `loading ${url} failed (attempt ${a}/${total}): ${err.message?.split('\n')[0] ?? ''}`, { cause: e });
+      o.log.debug({ url, attempt: a, reason: f.code }, 'init navigation failed');
+      if (!f.transient) throw last;
+      continue;
+    }
+    const status = resp?.status() ?? 0;
+    const signals = await settleWithin(page.evaluate(wallSignalsInPage, { wallSelectors: WALL_SELECTORS, smallPageElements: 400 }), 3000, null);
+    const wall = signals ? detectWall(signals) : null;
+    if (wall) throw new EpisodeEnd('INIT_ERROR', 'bot_wall', `${wall.kind} at ${url} (${wall.marker}), HTTP ${status}`);
+    const code = classifyHttpStatus(status);
+    if (!code) return;
+    last = new EpisodeEnd('INIT_ERROR', code, `HTTP ${status} at ${url} (attempt ${a}/${total})`);
+    o.log.debug({ url, attempt: a, status }, 'init navigation got an error status');
+    if (!isTransientStatus(status)) throw last;
+  }
+  throw last ?? new EpisodeEnd('INIT_ERROR', 'navigation_failed', `${url} never became usable`);
+}

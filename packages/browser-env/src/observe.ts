@@ -1,0 +1,81 @@
+// The observation of a step (DESIGN §5 Observation): one page.evaluate walk of the active tab
+// (elements, texts, scroll, wall signals), the tab list, and a JPEG screenshot only when the
+// policy reads screenshots. Bounded by a deadline: an unresponsive page raises EpisodeEnd.
+import type { Observation, TabInfo } from '@owrl/core';
+import { bounded, settleWithin } from './async-util.js';
+import { detectWall, WALL_SELECTORS, type WallVerdict } from './bot-wall.js';
+import { EpisodeEnd } from './errors.js';
+import type { EpisodeSession } from './episode-session.js';
+import { CONTEXT_SELECTOR, INTERACTIVE_SELECTOR, observeInPage, type ObserveArgs } from './page-observe.js';
+
+export const OBSERVE_ARGS: ObserveArgs = {
+  sel: INTERACTIVE_SELECTOR,
+  ctxSel: CONTEXT_SELECTOR,
+  maxElements: 400,
+  maxTexts: 150,
+  wallSelectors: WALL_SELECTORS,
+  smallPageElements: 400,
+};
+
+export interface ObserveRequest {
+  lastEffects: string[];
+  /** Screenshots kept from earlier steps (newest last); the new one is appended and the list trimmed to `keep`. */
+  shots: Uint8Array[];
+  takeScreenshot: boolean;
+  keep: number;
+  /** performance.now() deadline. */
+  deadline: number;
+}
+
+export interface ObserveResult {
+  observation: Observation;
+  wall: WallVerdict | null;
+}
+
+const SCREENSHOT_QUALITY = 75;
+
+async function tabList(session: EpisodeSession, activeTitle: string): Promise<TabInfo[]> {
+  const pages = session.pages();
+  return Promise.all(
+    pages.map(async (p, index) => {
+      const active = p === session.active;
+      const title = active ? activeTitle : p.isClosed() ? '' : await settleWithin(p.title(), 300, '');
+      return { index, url: p.url(), title, active };
+    }),
+  );
+}
+
+/** @throws EpisodeEnd(ENV_ERROR page_unresponsive) when the page does not answer before the deadline. */
+export async function observe(session: EpisodeSession, req: ObserveRequest): Promise<ObserveResult> {
+  const page = session.active;
+  const left = (): number => Math.max(1, req.deadline - performance.now());
+  const unresponsive = (): EpisodeEnd => new EpisodeEnd('ENV_ERROR', 'page_unresponsive', `observation of ${page.url()} did not finish in time`);
+  let raw;
+  try {
+    raw = await bounded(page.evaluate(observeInPage, OBSERVE_ARGS), left(), unresponsive);
+  } catch (e) {
+    if (e instanceof EpisodeEnd) throw e;
+    // a navigation replaced the document mid-walk: wait for the new one and walk again once
+    await settleWithin(page.waitForLoadState('domcontentloaded', { timeout: left() }), left(), undefined);
+    raw = await bounded(page.evaluate(observeInPage, OBSERVE_ARGS), left(), unresponsive);
+  }
+  if (req.takeScreenshot && req.keep > 0) {
+    const shot = await bounded(page.screenshot({ type: 'jpeg', quality: SCREENSHOT_QUALITY, timeout: left(), caret: 'initial' }), left(), unresponsive);
+    req.shots.push(new Uint8Array(shot.buffer, shot.byteOffset, shot.byteLength));
+    while (req.shots.length > req.keep) req.shots.shift();
+  }
+  const tabs = await tabList(session, raw.title);
+  const observation: Observation = {
+    url: raw.url,
+    title: raw.title,
+    tabs,
+    elements: raw.elements,
+    texts: raw.texts,
+    scrollY: raw.scrollY,
+    scrollMaxY: raw.scrollMaxY,
+    viewport: raw.viewport,
+    lastEffects: [...req.lastEffects],
+    screenshots: req.takeScreenshot ? [...req.shots] : [],
+  };
+  return { observation, wall: detectWall(raw.wall) };
+}

@@ -1,0 +1,145 @@
+// Public data shapes of an episode: what the caller specifies, what a policy sees and answers, and
+// what comes back (steps with per-call effects, termination, diagnostics). Plain data throughout.
+import type { DEFAULTS, HistoryEntry, HistoryMode, Observation, TerminationClassName, ToolCallSpec } from '@owrl/core';
+
+export interface EpisodeSpec {
+  /** http(s) URL the episode starts on; anything else ends the episode with INIT_ERROR `bad_url`. */
+  startUrl: string;
+  instruction: string;
+  /** Maximum number of policy decisions (integer >= 1). */
+  maxSteps: number;
+  /** JS expression evaluated in the final page (a verifier); result in EpisodeResult.pageEval. */
+  pageExpression?: string;
+  /** How earlier steps are shown to the policy (default `full`). */
+  historyMode?: HistoryMode;
+  /** Aborting ends the episode with SANDBOX_ERROR `aborted`. */
+  signal?: AbortSignal;
+  /** Per-episode overrides of the pool's timeouts (e.g. a task's own budget). */
+  timeouts?: Partial<Record<keyof typeof DEFAULTS.timeouts, number>>;
+}
+
+export interface PolicyInput {
+  instruction: string;
+  observation: Observation;
+  history: HistoryEntry[];
+  /** 0-based index of the step being decided. */
+  step: number;
+  maxSteps: number;
+}
+
+export interface StepDecision<T> {
+  reasoning: string;
+  calls: ToolCallSpec[];
+  trace?: T;
+  raw?: string;
+  /** The model output could not be parsed; calls are ignored. 3 in a row end with FORMAT_ERROR. */
+  parseError?: boolean;
+  /** The model hit its token or context limit; ends with GENERATION_LIMIT. */
+  generationLimit?: boolean;
+}
+
+export interface EpisodePolicy<T> {
+  /** When false no screenshot is ever taken for the observation (a policy pays only for what it reads). */
+  readonly needsScreenshot: boolean;
+  decide(input: PolicyInput, signal: AbortSignal): Promise<StepDecision<T>>;
+}
+
+export interface EpisodeHooks<T> {
+  /** Called after each step; awaited, so a slow hook slows the episode. Errors are logged and ignored. */
+  onStep?(step: EpisodeStep<T>): void | Promise<void>;
+}
+
+export const EFFECT_KIND_NAMES = [
+  'navigated',
+  'new_tab',
+  'tab_closed',
+  'dom_changed',
+  'value_set',
+  'value_mismatch',
+  'scrolled',
+  'scroll_blocked',
+  'no_effect',
+  'dialog',
+  'download',
+  'blocked',
+  'error',
+  'done',
+] as const;
+export type EffectKindName = (typeof EFFECT_KIND_NAMES)[number];
+
+export interface EffectRecord {
+  kind: EffectKindName;
+  /** One short line for the model, e.g. `navigated to /shop/p/blue-mug`. */
+  line: string;
+  evidence: Record<string, string>;
+}
+
+export interface ToolCallResult {
+  call: ToolCallSpec;
+  ok: boolean;
+  /** Stable code when !ok (element_not_found, timeout, bad_args, ...), '' otherwise. */
+  errorCode: string;
+  effects: EffectRecord[];
+  latencyMs: number;
+}
+
+export interface StepTiming {
+  policyMs: number;
+  actionMs: number;
+  settleMs: number;
+  observeMs: number;
+}
+
+export interface EpisodeStep<T> {
+  index: number;
+  reasoning: string;
+  results: ToolCallResult[];
+  urlBefore: string;
+  urlAfter: string;
+  trace: T | undefined;
+  raw: string;
+  parseError: boolean;
+  timing: StepTiming;
+}
+
+export interface EpisodeTermination {
+  cls: TerminationClassName;
+  /** Stable reason code: done, max_steps, dns, connection_refused, http_5xx, bot_wall, task_timeout, browser_crash, ... */
+  reason: string;
+  message: string;
+}
+
+export interface PageEval {
+  evaluated: boolean;
+  truthy: boolean;
+  /** JSON of the value ('' when undefined or not evaluated). */
+  valueJson: string;
+  error: string;
+}
+
+export interface EpisodeDiagnostics {
+  latencyTotal: StepTiming;
+  chromiumRssBytes: number;
+  browserUptimeS: number;
+  browserEpisodes: number;
+  initAttempts: number;
+  /** Status of the last main-frame document response (0 when none). */
+  httpStatus: number;
+  finalUrl: string;
+  errorName: string;
+  errorMessage: string;
+  errorStack: string;
+  wallMs: number;
+}
+
+export interface EpisodeResult<T> {
+  steps: EpisodeStep<T>[];
+  termination: EpisodeTermination;
+  finalAnswer: string;
+  calledDone: boolean;
+  finalUrl: string;
+  pageEval: PageEval;
+  /** JPEG (quality 50) of the final page; absent when the page was unusable. */
+  finalScreenshot?: Uint8Array;
+  diagnostics: EpisodeDiagnostics;
+}

@@ -1,0 +1,152 @@
+// The Bus: one NATS connection (reconnecting forever) with its JetStream client and manager,
+// typed protobuf publish with Nats-Msg-Id dedupe, typed consumption, and lag passthroughs.
+import { encode, type DescMessage, type MessageShape } from '@owrl/proto';
+import { type ConsumerInfo, type JetStreamClient, type JetStreamManager, type StreamInfo, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { consume, type ConsumeHandle, type ConsumeOptions } from './consume.js';
+import type { BusContext } from './context.js';
+import { BusError, BusErrorCode } from './errors.js';
+import { errFields, silentBusLogger, type BusLogger } from './logger.js';
+import { publishBytes, type PublishOptions, type PublishResult } from './publish.js';
+
+export interface ConnectBusOptions {
+  /** Server URL(s), e.g. nats://127.0.0.1:4222. */
+  servers: string | string[];
+  /** Connection name shown by the server (service and instance). */
+  name: string;
+  logger?: BusLogger;
+  /** Wait between reconnect attempts; default 1000 ms. Reconnects never give up. */
+  reconnectTimeWaitMs?: number;
+  /** Timeout of the initial connect and of JetStream API requests; default 5000 ms. */
+  timeoutMs?: number;
+  /** Keep retrying the first connect instead of failing (services that may start before NATS). */
+  waitOnFirstConnect?: boolean;
+}
+
+/** Backlog of a consumer, for lag reporting and autoscaling. */
+export interface ConsumerLag {
+  /** Messages not yet delivered. */
+  numPending: number;
+  /** Delivered and not yet acked. */
+  numAckPending: number;
+  numRedelivered: number;
+  /** Outstanding pull requests. */
+  numWaiting: number;
+}
+
+/**
+ * Connects to NATS with unlimited reconnects and opens JetStream.
+ * @throws BusError BUS_CONNECT_FAILED.
+ */
+export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
+  const logger = (opts.logger ?? silentBusLogger).child({ component: 'bus' });
+  const timeout = opts.timeoutMs ?? 5000;
+  let nc: NatsConnection;
+  try {
+    nc = await connect({
+      servers: opts.servers,
+      name: opts.name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: opts.reconnectTimeWaitMs ?? 1000,
+      timeout,
+      waitOnFirstConnect: opts.waitOnFirstConnect ?? false,
+    });
+  } catch (e) {
+    throw new BusError(BusErrorCode.ConnectFailed, `cannot connect to NATS at ${String(opts.servers)}: ${(e as Error).message}`, { cause: e });
+  }
+  let jsm: JetStreamManager;
+  try {
+    jsm = await jetstreamManager(nc, { timeout });
+  } catch (e) {
+    await nc.close().catch(() => {});
+    throw new BusError(BusErrorCode.ConnectFailed, `JetStream is not available at ${String(opts.servers)}: ${(e as Error).message}`, { cause: e });
+  }
+  return new Bus(nc, jsm.jetstream(), jsm, logger);
+}
+
+export class Bus implements BusContext {
+  /** @internal use connectBus(). */
+  constructor(
+    readonly nc: NatsConnection,
+    readonly js: JetStreamClient,
+    readonly jsm: JetStreamManager,
+    readonly logger: BusLogger,
+  ) {
+    void this.watchStatus();
+  }
+
+  private async watchStatus(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (s.type === 'disconnect') this.logger.warn({ server: s.server }, 'NATS disconnected');
+      else if (s.type === 'reconnect') this.logger.info({ server: s.server }, 'NATS reconnected');
+      else if (s.type === 'error') this.logger.error({ ...errFields(s.error) }, 'NATS error');
+    }
+  }
+
+  /**
+   * Encodes `msg` (schema version filled in) and publishes it with Nats-Msg-Id = `opts.msgId`.
+   * @throws BusError BUS_PUBLISH_REFUSED when the stream is full (discard new), and the other
+   *   publish codes (see {@link publishBytes}).
+   */
+  async publish<Desc extends DescMessage>(subject: string, schema: Desc, msg: MessageShape<Desc>, opts: PublishOptions): Promise<PublishResult> {
+    return await publishBytes(this, subject, encode(schema, msg), opts);
+  }
+
+  /** Publishes raw bytes (already encoded) with Nats-Msg-Id dedupe. */
+  async publishBytes(subject: string, data: Uint8Array, opts: PublishOptions): Promise<PublishResult> {
+    return await publishBytes(this, subject, data, opts);
+  }
+
+  /** Consumes a durable pull consumer with typed, bounded handlers (see {@link ConsumeOptions}). */
+  async consume<Desc extends DescMessage>(opts: ConsumeOptions<Desc>): Promise<ConsumeHandle> {
+    return await consume(this, opts);
+  }
+
+  /** @throws BusError BUS_NOT_FOUND when the stream does not exist. */
+  async streamInfo(stream: string): Promise<StreamInfo> {
+    try {
+      return await this.jsm.streams.info(stream);
+    } catch (e) {
+      throw infoError(`stream ${stream}`, e);
+    }
+  }
+
+  /** @throws BusError BUS_NOT_FOUND when the consumer does not exist. */
+  async consumerInfo(stream: string, consumer: string): Promise<ConsumerInfo> {
+    try {
+      return await this.jsm.consumers.info(stream, consumer);
+    } catch (e) {
+      throw infoError(`consumer ${stream}/${consumer}`, e);
+    }
+  }
+
+  /** Pending and unacked counts of a consumer. */
+  async consumerLag(stream: string, consumer: string): Promise<ConsumerLag> {
+    const ci = await this.consumerInfo(stream, consumer);
+    return { numPending: ci.num_pending, numAckPending: ci.num_ack_pending, numRedelivered: ci.num_redelivered, numWaiting: ci.num_waiting };
+  }
+
+  /** Flushes pending publishes and acks, then closes. */
+  async drain(): Promise<void> {
+    if (this.nc.isClosed()) return;
+    await this.nc.drain();
+  }
+
+  async close(): Promise<void> {
+    if (this.nc.isClosed()) return;
+    await this.nc.close();
+  }
+
+  /** Resolves when the connection is closed. */
+  async closed(): Promise<void> {
+    await this.nc.closed();
+  }
+}
+
+function infoError(what: string, e: unknown): BusError {
+  if (e instanceof JetStreamApiError && (e.code === 10014 || e.code === 10059)) {
+    return new BusError(BusErrorCode.NotFound, `${what} does not exist`, { cause: e });
+  }
+  return new BusError(BusErrorCode.ApiFailed, `${what}: ${(e as Error).message}`, { cause: e });
+}

@@ -1,0 +1,173 @@
+// Typed consumption of a durable pull consumer: bounded in-flight handlers, protobuf decoding
+// with schema-version checks, automatic working() while a handler runs, nak with backoff on
+// failure, and dead-lettering of undecodable messages and of failures on the last delivery.
+import { decode, isProtoError, ProtoErrorCode, type DescMessage, type MessageShape } from '@owrl/proto';
+import type { JsMsg } from '@nats-io/jetstream';
+import type { BusContext } from './context.js';
+import { DeliveryImpl, type Delivery, type DeliveryDeps } from './delivery.js';
+import { DlqReason } from './dlq.js';
+import { BusError, BusErrorCode } from './errors.js';
+import { errFields } from './logger.js';
+import { startPullLoop } from './pull-loop.js';
+
+export interface ConsumeOptions<Desc extends DescMessage> {
+  stream: string;
+  consumer: string;
+  /** Message type of the payloads. */
+  schema: Desc;
+  /** Handlers running at once (e.g. free browser slots); messages are pulled only for free slots. */
+  maxInFlight: number;
+  /**
+   * Works on one message. Resolving without settling acks it (unless `autoAck` is false);
+   * throwing naks it with backoff, or dead-letters it on the consumer's last delivery.
+   */
+  handler: (d: Delivery<MessageShape<Desc>>) => Promise<void> | void;
+  /** Aborting it stops the consumer like stop(). */
+  signal?: AbortSignal;
+  /** working() interval while a handler runs; must be below the consumer's ack_wait. Default 15 s. */
+  workingIntervalMs?: number;
+  /** Ack when the handler resolves without settling. Default true; the learner sets false and acks after checkpointing. */
+  autoAck?: boolean;
+  /** nak delay by delivery count (1st failure → [0], …, last repeated). Default 1 s, 5 s, 15 s, 30 s. */
+  nakBackoffMs?: readonly number[];
+  /** Lifetime of a pull request (≥ 1000); bounds how long stop() waits. Default 5000 ms. */
+  pullExpiresMs?: number;
+  /** Timeout of the double ack. Default 5000 ms. */
+  ackTimeoutMs?: number;
+}
+
+export interface ConsumeStats {
+  /** Messages handed to the handler. */
+  handled: number;
+  /** Handler failures (naked or dead-lettered). */
+  failed: number;
+  /** Messages this consumer published to the DLQ. */
+  deadLettered: number;
+}
+
+export interface ConsumeHandle {
+  /** Stops pulling and waits for in-flight handlers (and outstanding pulls, ≤ pullExpiresMs). */
+  stop(): Promise<void>;
+  /** Resolves once stopped (stop(), the signal, or the connection closing). */
+  readonly closed: Promise<void>;
+  readonly stats: Readonly<ConsumeStats>;
+}
+
+export const DEFAULT_NAK_BACKOFF_MS: readonly number[] = [1000, 5000, 15_000, 30_000];
+
+/** nak delay after the `deliveryCount`-th delivery failed (pure). */
+export function nakDelayMs(deliveryCount: number, schedule: readonly number[] = DEFAULT_NAK_BACKOFF_MS): number {
+  if (schedule.length === 0) return 0;
+  const i = Math.min(Math.max(deliveryCount, 1), schedule.length) - 1;
+  return schedule[i] ?? 0;
+}
+
+function intOption(field: string, v: number | undefined, def: number, min: number): number {
+  if (v === undefined) return def;
+  if (!Number.isInteger(v) || v < min) throw new BusError(BusErrorCode.InvalidArgument, `consume option ${field}=${String(v)} must be an integer >= ${min}`);
+  return v;
+}
+
+/** True when the server accepts a reason with +TERM (nats-server 2.11+). */
+function serverTakesTermReason(ctx: BusContext): boolean {
+  const m = /^v?(\d+)\.(\d+)/.exec(ctx.nc.info?.version ?? '');
+  if (!m) return false;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  return major > 2 || (major === 2 && minor >= 11);
+}
+
+/**
+ * Starts consuming `stream`/`consumer`.
+ * @throws BusError BUS_NOT_FOUND (no such consumer), BUS_INVALID_ARGUMENT (bad options, or a
+ *   workingIntervalMs not below the consumer's ack_wait).
+ */
+export async function consume<Desc extends DescMessage>(ctx: BusContext, opts: ConsumeOptions<Desc>): Promise<ConsumeHandle> {
+  const maxInFlight = intOption('maxInFlight', opts.maxInFlight, 1, 1);
+  const workingIntervalMs = intOption('workingIntervalMs', opts.workingIntervalMs, 15_000, 100);
+  const pullExpiresMs = intOption('pullExpiresMs', opts.pullExpiresMs, 5000, 1000);
+  const ackTimeoutMs = intOption('ackTimeoutMs', opts.ackTimeoutMs, 5000, 100);
+  const autoAck = opts.autoAck ?? true;
+  const backoff = opts.nakBackoffMs ?? DEFAULT_NAK_BACKOFF_MS;
+  const log = ctx.logger.child({ stream: opts.stream, consumer: opts.consumer });
+
+  let ackWaitMs: number;
+  let maxDeliver: number;
+  try {
+    const ci = await ctx.jsm.consumers.info(opts.stream, opts.consumer);
+    ackWaitMs = (ci.config.ack_wait ?? 30e9) / 1e6;
+    maxDeliver = ci.config.max_deliver ?? -1;
+  } catch (e) {
+    throw new BusError(BusErrorCode.NotFound, `consumer ${opts.stream}/${opts.consumer} does not exist: run ensureTopology() first (${(e as Error).message})`, {
+      cause: e,
+    });
+  }
+  if (workingIntervalMs >= ackWaitMs) {
+    throw new BusError(
+      BusErrorCode.InvalidArgument,
+      `consume option workingIntervalMs=${workingIntervalMs} must be below the ack_wait (${ackWaitMs} ms) of ${opts.stream}/${opts.consumer}`,
+    );
+  }
+  const deps: DeliveryDeps = { ctx, consumer: opts.consumer, termReasons: serverTakesTermReason(ctx), ackTimeoutMs };
+  const stats: ConsumeStats = { handled: 0, failed: 0, deadLettered: 0 };
+
+  const deadLetter = async (d: DeliveryImpl<unknown>, detail: string, reason: DlqReason): Promise<void> => {
+    try {
+      await d.term(detail, reason);
+      stats.deadLettered++;
+      log.warn({ seq: d.seq, subject: d.subject, msgId: d.msgId, reason, detail, deliveries: d.deliveryCount }, 'message dead-lettered');
+    } catch (e) {
+      log.error({ ...errFields(e), seq: d.seq, reason }, 'DLQ publish failed; message naked for redelivery');
+    }
+  };
+
+  const onMessage = async (m: JsMsg): Promise<void> => {
+    let value: MessageShape<Desc>;
+    try {
+      value = decode(opts.schema, m.data);
+    } catch (e) {
+      const reason = isProtoError(e) && e.code === ProtoErrorCode.UnsupportedSchemaVersion ? DlqReason.UnsupportedSchemaVersion : DlqReason.Undecodable;
+      await deadLetter(new DeliveryImpl<unknown>(undefined, m, deps), (e as Error).message, reason);
+      return;
+    }
+    const d = new DeliveryImpl(value, m, deps);
+    stats.handled++;
+    const heartbeat = setInterval(() => d.working(), workingIntervalMs);
+    let handled = false;
+    try {
+      await opts.handler(d);
+      handled = true;
+      if (!d.settled && autoAck) await d.ack();
+    } catch (e) {
+      if (handled) {
+        log.error({ ...errFields(e), seq: d.seq, msgId: d.msgId }, 'ack failed');
+      } else {
+        stats.failed++;
+        if (d.settled) {
+          log.warn({ ...errFields(e), seq: d.seq, msgId: d.msgId }, 'handler threw after settling the message');
+        } else if (maxDeliver > 0 && d.deliveryCount >= maxDeliver) {
+          await deadLetter(d, (e as Error)?.message ?? String(e), DlqReason.HandlerFailed);
+        } else {
+          const delay = nakDelayMs(d.deliveryCount, backoff);
+          log.warn({ ...errFields(e), seq: d.seq, msgId: d.msgId, deliveries: d.deliveryCount, nakDelayMs: delay }, 'handler failed; nak');
+          d.nak(delay);
+        }
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+
+  const loop = await startPullLoop({
+    nc: ctx.nc,
+    js: ctx.js,
+    stream: opts.stream,
+    consumer: opts.consumer,
+    maxInFlight,
+    pullExpiresMs,
+    overflowHeartbeatMs: Math.max(100, Math.min(workingIntervalMs, Math.floor(ackWaitMs / 3))),
+    onMessage,
+    logger: log,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  return { stop: () => loop.stop(), closed: loop.closed, stats };
+}

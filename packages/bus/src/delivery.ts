@@ -1,0 +1,119 @@
+// One delivered, decoded message as a handler sees it, with the settle operations (ack, nak,
+// term, working). Settling is once-only; term() dead-letters the message before terminating it
+// so a poison message keeps its bytes and reason.
+import type { JsMsg } from '@nats-io/jetstream';
+import type { BusContext } from './context.js';
+import { deadLetterOf, DlqReason, publishDeadLetter } from './dlq.js';
+import { BusError, BusErrorCode } from './errors.js';
+
+export interface Delivery<T> {
+  /** The decoded message. */
+  readonly value: T;
+  readonly stream: string;
+  readonly consumer: string;
+  readonly subject: string;
+  /** Stream sequence. */
+  readonly seq: number;
+  /** 1 on first delivery, +1 per redelivery. */
+  readonly deliveryCount: number;
+  /** Nats-Msg-Id the message was published with (trajectory_id), if any. */
+  readonly msgId: string | undefined;
+  /** Whether ack/nak/term has been called. */
+  readonly settled: boolean;
+  /** A header of the message, or undefined. */
+  header(name: string): string | undefined;
+  /**
+   * Acks and waits for the server's confirmation (double ack).
+   * @throws BusError BUS_ACK_FAILED when unconfirmed: the message may come back (consumers dedupe).
+   */
+  ack(): Promise<void>;
+  /** Negative ack: redeliver after `delayMs` (immediately when omitted). */
+  nak(delayMs?: number): void;
+  /**
+   * Poison message: publishes it to the DLQ with `reason`, then terminates it (never redelivered).
+   * When the DLQ publish fails it naks instead (so it is not lost) and rethrows.
+   */
+  term(reason: string): Promise<void>;
+  /** Resets the ack_wait clock (the bus also sends it periodically while the handler runs). */
+  working(): void;
+}
+
+export interface DeliveryDeps {
+  ctx: BusContext;
+  consumer: string;
+  /** Whether the server takes a reason with +TERM (2.11+). */
+  termReasons: boolean;
+  ackTimeoutMs: number;
+}
+
+export class DeliveryImpl<T> implements Delivery<T> {
+  private state: 'open' | 'acked' | 'naked' | 'termed' = 'open';
+
+  constructor(
+    readonly value: T,
+    private readonly m: JsMsg,
+    private readonly deps: DeliveryDeps,
+  ) {}
+
+  get stream(): string {
+    return this.m.info.stream;
+  }
+  get consumer(): string {
+    return this.deps.consumer;
+  }
+  get subject(): string {
+    return this.m.subject;
+  }
+  get seq(): number {
+    return this.m.seq;
+  }
+  get deliveryCount(): number {
+    return this.m.info.deliveryCount;
+  }
+  get msgId(): string | undefined {
+    return this.header('Nats-Msg-Id');
+  }
+  get settled(): boolean {
+    return this.state !== 'open';
+  }
+
+  header(name: string): string | undefined {
+    const h = this.m.headers;
+    if (!h || !h.has(name)) return undefined;
+    return h.get(name);
+  }
+
+  async ack(): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'acked';
+    try {
+      await this.m.ackAck({ timeout: this.deps.ackTimeoutMs });
+    } catch (e) {
+      throw new BusError(BusErrorCode.AckFailed, `ack of ${this.stream}#${this.seq} not confirmed: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  nak(delayMs?: number): void {
+    if (this.state !== 'open') return;
+    this.state = 'naked';
+    this.m.nak(delayMs !== undefined && delayMs > 0 ? delayMs : undefined);
+  }
+
+  async term(reason: string, dlqReason: DlqReason = DlqReason.Terminated): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'termed';
+    try {
+      await publishDeadLetter(this.deps.ctx, deadLetterOf(this.m, this.deps.consumer, dlqReason, reason));
+    } catch (e) {
+      this.state = 'naked';
+      this.m.nak(1000);
+      throw e;
+    }
+    if (this.deps.termReasons) this.m.term(reason.replace(/[\r\n]+/g, ' ').slice(0, 256));
+    else this.m.term();
+  }
+
+  working(): void {
+    if (this.state === 'open') this.m.working();
+  }
+}

@@ -1,0 +1,60 @@
+// Errors of the JetStream layer: one class with a stable `code`, `cause` chaining, and small
+// predicates so callers branch on meaning (refused, not found) rather than on server strings.
+
+export const BusErrorCode = {
+  /** A caller passed a bad value (subject token, option, key); the message names it. */
+  InvalidArgument: 'BUS_INVALID_ARGUMENT',
+  /** Could not connect to any server. */
+  ConnectFailed: 'BUS_CONNECT_FAILED',
+  /** The connection is closed. */
+  Closed: 'BUS_CLOSED',
+  /** The stream refused the message: full with `discard: new`, or out of resources. */
+  PublishRefused: 'BUS_PUBLISH_REFUSED',
+  /** The message is larger than the server's max_payload or the stream's max_msg_size. */
+  PayloadTooLarge: 'BUS_PAYLOAD_TOO_LARGE',
+  /** No stream captures the subject, or JetStream is not available. */
+  NoStream: 'BUS_NO_STREAM',
+  /** No PubAck within the timeout after all attempts. */
+  PublishTimeout: 'BUS_PUBLISH_TIMEOUT',
+  /** Any other publish failure. */
+  PublishFailed: 'BUS_PUBLISH_FAILED',
+  /** The server did not confirm an ack (the message may be redelivered). */
+  AckFailed: 'BUS_ACK_FAILED',
+  /** A stream, consumer or KV bucket does not exist. */
+  NotFound: 'BUS_NOT_FOUND',
+  /** An existing stream or consumer has a setting that cannot be updated (retention, storage, ack policy). */
+  TopologyConflict: 'BUS_TOPOLOGY_CONFLICT',
+  /** A JetStream API request failed. */
+  ApiFailed: 'BUS_API_FAILED',
+  /** Stored bytes (KV value, message) could not be decoded. */
+  Undecodable: 'BUS_UNDECODABLE',
+} as const;
+export type BusErrorCode = (typeof BusErrorCode)[keyof typeof BusErrorCode];
+
+export class BusError extends Error {
+  override readonly name = 'BusError';
+  readonly code: BusErrorCode;
+
+  constructor(code: BusErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+export function isBusError(e: unknown, code?: BusErrorCode): e is BusError {
+  return e instanceof BusError && (code === undefined || e.code === code);
+}
+
+/** True when a publish failed because the stream is full (`discard: new`) or out of resources. */
+export function isPublishRefused(e: unknown): e is BusError {
+  return isBusError(e, BusErrorCode.PublishRefused);
+}
+
+export function isNotFound(e: unknown): e is BusError {
+  return isBusError(e, BusErrorCode.NotFound);
+}
+
+/** Errors worth retrying with the same Nats-Msg-Id (deduplicated by the stream). */
+export function isRetryableBusError(e: unknown): e is BusError {
+  return isBusError(e) && (e.code === BusErrorCode.PublishTimeout || e.code === BusErrorCode.NoStream);
+}

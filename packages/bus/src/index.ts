@@ -1,0 +1,13 @@
+// @owrl/bus: the NATS JetStream layer of owrl (DESIGN §4): topology, typed publish/consume with
+// dedupe, working() and dead-lettering, the DLQ mover, and typed KV wrappers.
+export * from './errors.js';
+export * from './logger.js';
+export * from './topology.js';
+export { Bus, connectBus, type ConnectBusOptions, type ConsumerLag } from './bus.js';
+export type { BusContext } from './context.js';
+export type { PublishOptions, PublishResult } from './publish.js';
+export { nakDelayMs, DEFAULT_NAK_BACKOFF_MS, type ConsumeOptions, type ConsumeHandle, type ConsumeStats } from './consume.js';
+export type { Delivery } from './delivery.js';
+export { DlqHeader, DlqReason, deadLetterHeaders, deadLetterMsgId, publishDeadLetter, startDlqMover, type DeadLetter, type DlqMoverOptions, type DlqMoverHandle } from './dlq.js';
+export { encodeKvKey, decodeKvKey } from './kv-keys.js';
+export * from './kv.js';

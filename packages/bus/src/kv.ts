@@ -1,0 +1,254 @@
+// Typed wrappers over the KV buckets of the topology: the weights pointer (protobuf
+// PolicyArtifact under `latest`), the actor registry (JSON heartbeats, bucket TTL drops silent
+// actors) and the host blacklist (JSON entries with an expiry; bucket TTL bounds their life).
+import { decode, encode, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
+import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import type { BusContext } from './context.js';
+import { BusError, BusErrorCode } from './errors.js';
+import { decodeKvKey, encodeKvKey } from './kv-keys.js';
+import { errFields, type BusLogger } from './logger.js';
+import { KV_ACTORS, KV_BLACKLIST, KV_WEIGHTS, WEIGHTS_KEY } from './topology.js';
+
+async function openBucket(ctx: BusContext, bucket: string): Promise<KV> {
+  try {
+    const kv = await new Kvm(ctx.js).open(bucket);
+    await kv.status(); // binding is lazy: fail here, naming the bucket, when it is missing
+    return kv;
+  } catch (e) {
+    throw new BusError(BusErrorCode.NotFound, `KV bucket ${bucket} is not available: run ensureTopology() first (${(e as Error).message})`, { cause: e });
+  }
+}
+
+function kvFailed(what: string, e: unknown): BusError {
+  return e instanceof BusError ? e : new BusError(BusErrorCode.ApiFailed, `${what}: ${(e as Error).message}`, { cause: e });
+}
+
+function isLive(e: KvEntry | null): e is KvEntry {
+  return e !== null && e.operation === 'PUT';
+}
+
+async function allKeys(kv: KV): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const k of await kv.keys()) keys.push(k);
+  return keys;
+}
+
+/** The pointer to the current policy artifact (KV owrl_weights, key `latest`). */
+export class WeightsPointer {
+  private constructor(
+    private readonly kv: KV,
+    private readonly log: BusLogger,
+  ) {}
+
+  static async open(ctx: BusContext): Promise<WeightsPointer> {
+    return new WeightsPointer(await openBucket(ctx, KV_WEIGHTS), ctx.logger.child({ component: 'weights-pointer' }));
+  }
+
+  /** Publishes a new pointer; returns the KV revision. */
+  async put(artifact: PolicyArtifact): Promise<number> {
+    try {
+      return await this.kv.put(WEIGHTS_KEY, encode(PolicyArtifactSchema, artifact));
+    } catch (e) {
+      throw kvFailed(`put ${KV_WEIGHTS}/${WEIGHTS_KEY}`, e);
+    }
+  }
+
+  /** The current pointer, or null when none was published. @throws BusError BUS_UNDECODABLE. */
+  async get(): Promise<PolicyArtifact | null> {
+    let e: KvEntry | null;
+    try {
+      e = await this.kv.get(WEIGHTS_KEY);
+    } catch (err) {
+      throw kvFailed(`get ${KV_WEIGHTS}/${WEIGHTS_KEY}`, err);
+    }
+    return isLive(e) ? decodeArtifact(e) : null;
+  }
+
+  /**
+   * Calls `onChange` with the current pointer (when there is one), then with every new one, one
+   * call at a time. Undecodable values are logged and skipped. Returns a function that stops it.
+   */
+  async watch(onChange: (artifact: PolicyArtifact, revision: number) => void | Promise<void>): Promise<() => Promise<void>> {
+    const iter = await this.kv.watch({ key: WEIGHTS_KEY, ignoreDeletes: true });
+    const done = (async () => {
+      for await (const e of iter) {
+        if (e.operation !== 'PUT') continue;
+        try {
+          await onChange(decodeArtifact(e), e.revision);
+        } catch (err) {
+          this.log.error({ ...errFields(err), revision: e.revision }, 'weights pointer change not applied');
+        }
+      }
+    })();
+    return async () => {
+      iter.stop();
+      await done;
+    };
+  }
+}
+
+function decodeArtifact(e: KvEntry): PolicyArtifact {
+  try {
+    return decode(PolicyArtifactSchema, e.value);
+  } catch (err) {
+    throw new BusError(BusErrorCode.Undecodable, `${KV_WEIGHTS}/${e.key} revision ${e.revision}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+export interface ActorHeartbeat {
+  /** Browser slots of the actor. */
+  slots: number;
+  /** Slots running an episode now. */
+  busy: number;
+  /** Policy version the actor runs. */
+  policyVersion: number;
+  /** Resident memory of the actor and its browsers, bytes. */
+  rssBytes: number;
+  /** Episodes finished since start. */
+  episodes: number;
+}
+
+export interface ActorRecord extends ActorHeartbeat {
+  actorId: string;
+  /** When the heartbeat was written (ms since epoch, writer's clock). */
+  updatedAtMs: number;
+}
+
+const HEARTBEAT_FIELDS = ['slots', 'busy', 'policyVersion', 'rssBytes', 'episodes'] as const;
+
+/** Live actors (KV owrl_actors): each heartbeats; the bucket TTL (≈ 3 heartbeats) drops the silent. */
+export class ActorRegistry {
+  private constructor(private readonly kv: KV) {}
+
+  static async open(ctx: BusContext): Promise<ActorRegistry> {
+    return new ActorRegistry(await openBucket(ctx, KV_ACTORS));
+  }
+
+  /** Writes the actor's heartbeat. @throws BusError BUS_INVALID_ARGUMENT naming a bad field. */
+  async heartbeat(actorId: string, hb: ActorHeartbeat, nowMs: number = Date.now()): Promise<void> {
+    const key = encodeKvKey('actorId', actorId);
+    for (const f of HEARTBEAT_FIELDS) {
+      const v = hb[f];
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+        throw new BusError(BusErrorCode.InvalidArgument, `heartbeat of ${actorId}: ${f}=${String(v)} must be a finite number >= 0`);
+      }
+    }
+    const rec: ActorRecord = { actorId, ...pick(hb), updatedAtMs: nowMs };
+    try {
+      await this.kv.put(key, JSON.stringify(rec));
+    } catch (e) {
+      throw kvFailed(`heartbeat ${actorId}`, e);
+    }
+  }
+
+  /** Removes the actor (graceful shutdown). */
+  async remove(actorId: string): Promise<void> {
+    await this.kv.delete(encodeKvKey('actorId', actorId));
+  }
+
+  /** Actors whose last heartbeat is within the bucket TTL, sorted by id. */
+  async list(): Promise<ActorRecord[]> {
+    const out: ActorRecord[] = [];
+    for (const key of await allKeys(this.kv)) {
+      const e = await this.kv.get(key);
+      if (!isLive(e)) continue;
+      try {
+        out.push({ ...e.json<ActorRecord>(), actorId: decodeKvKey(key) });
+      } catch {
+        // a foreign or corrupt value is not an actor
+      }
+    }
+    return out.sort((a, b) => a.actorId.localeCompare(b.actorId));
+  }
+}
+
+function pick(hb: ActorHeartbeat): ActorHeartbeat {
+  return { slots: hb.slots, busy: hb.busy, policyVersion: hb.policyVersion, rssBytes: hb.rssBytes, episodes: hb.episodes };
+}
+
+export interface BlacklistEntry {
+  /** Why the host is listed (e.g. `bot_wall`, `init_error`). */
+  reason: string;
+  /** Failures that led to it. */
+  failures: number;
+  /** Blocked until this time (ms since epoch); the bucket TTL may drop the entry earlier. */
+  untilMs: number;
+}
+
+/** A blacklist entry blocks until `untilMs` (pure). */
+export function isEntryBlocking(entry: BlacklistEntry | null, nowMs: number): boolean {
+  return entry !== null && entry.untilMs > nowMs;
+}
+
+/** Host names are case-insensitive: keys use the lower-cased, trimmed form. */
+export function normalizeHost(host: string): string {
+  return typeof host === 'string' ? host.trim().toLowerCase() : host;
+}
+
+/** Hosts the scheduler and actors skip (KV owrl_blacklist). */
+export class Blacklist {
+  private constructor(private readonly kv: KV) {}
+
+  static async open(ctx: BusContext): Promise<Blacklist> {
+    return new Blacklist(await openBucket(ctx, KV_BLACKLIST));
+  }
+
+  /** Lists `host` (host or host:port). @throws BusError BUS_INVALID_ARGUMENT naming a bad field. */
+  async add(host: string, entry: BlacklistEntry): Promise<void> {
+    const key = encodeKvKey('host', normalizeHost(host));
+    if (typeof entry.reason !== 'string' || entry.reason.length === 0) {
+      throw new BusError(BusErrorCode.InvalidArgument, `blacklist ${host}: reason ${JSON.stringify(entry.reason)} must be a non-empty string`);
+    }
+    if (!Number.isInteger(entry.failures) || entry.failures < 0) {
+      throw new BusError(BusErrorCode.InvalidArgument, `blacklist ${host}: failures=${String(entry.failures)} must be an integer >= 0`);
+    }
+    if (!Number.isFinite(entry.untilMs)) {
+      throw new BusError(BusErrorCode.InvalidArgument, `blacklist ${host}: untilMs=${String(entry.untilMs)} must be a finite time in ms`);
+    }
+    const value: BlacklistEntry = { reason: entry.reason, failures: entry.failures, untilMs: entry.untilMs };
+    try {
+      await this.kv.put(key, JSON.stringify(value));
+    } catch (e) {
+      throw kvFailed(`blacklist ${host}`, e);
+    }
+  }
+
+  async remove(host: string): Promise<void> {
+    await this.kv.delete(encodeKvKey('host', normalizeHost(host)));
+  }
+
+  async get(host: string): Promise<BlacklistEntry | null> {
+    const e = await this.kv.get(encodeKvKey('host', normalizeHost(host)));
+    if (!isLive(e)) return null;
+    try {
+      return e.json<BlacklistEntry>();
+    } catch {
+      return null;
+    }
+  }
+
+  /** Whether `host` is listed with `untilMs` after `nowMs` (expired entries do not block). */
+  async isBlocked(host: string, nowMs: number = Date.now()): Promise<boolean> {
+    return isEntryBlocking(await this.get(host), nowMs);
+  }
+
+  /** All entries, expired ones included (see isEntryBlocking), sorted by host. */
+  async list(): Promise<Array<BlacklistEntry & { host: string }>> {
+    const out: Array<BlacklistEntry & { host: string }> = [];
+    for (const key of await allKeys(this.kv)) {
+      const e = await this.kv.get(key);
+      if (!isLive(e)) continue;
+      try {
+        out.push({ ...e.json<BlacklistEntry>(), host: decodeKvKey(key) });
+      } catch {
+        // not ours
+      }
+    }
+    return out.sort((a, b) => a.host.localeCompare(b.host));
+  }
+
+  /** Hosts blocked at `nowMs`, for one-shot filtering of a task pool. */
+  async blockedHosts(nowMs: number = Date.now()): Promise<Set<string>> {
+    return new Set((await this.list()).filter((e) => isEntryBlocking(e, nowMs)).map((e) => e.host));
+  }
+}

@@ -1,0 +1,92 @@
+// KV wrappers on a real server: the weights pointer (get, watch sees the current value then
+// puts), the blacklist (hosts with ports, expiry, removal) and the actor registry (list, TTL).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { make, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
+import { ActorRegistry, Blacklist, BusErrorCode, ensureTopology, isBusError, WeightsPointer } from '../src/index.js';
+import { deferred, startSuite, until, within, type Suite } from './harness.js';
+
+const artifact = (version: number): PolicyArtifact =>
+  make(PolicyArtifactSchema, { version: BigInt(version), uri: `http://learner:8080/policy/${version}.onnx`, sha256: 'ab'.repeat(32), bytes: 1234n, kind: 'onnx-pointer' });
+
+void describe('KV wrappers', () => {
+  let s: Suite;
+  before(async () => {
+    s = await startSuite('kv-test');
+    await ensureTopology(s.bus, { actorsTtlMs: 1000 });
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  void it('weights pointer: get, and watch sees the current value then each put', async () => {
+    const wp = await WeightsPointer.open(s.bus);
+    assert.equal(await wp.get(), null);
+    await wp.put(artifact(1));
+    const seen: bigint[] = [];
+    const third = deferred();
+    const stop = await wp.watch((a) => {
+      seen.push(a.version);
+      if (seen.length === 3) third.resolve();
+    });
+    try {
+      await wp.put(artifact(2));
+      await wp.put(artifact(3));
+      await within(third.promise, 5000, 'three pointer versions');
+    } finally {
+      await stop();
+    }
+    assert.deepEqual(seen, [1n, 2n, 3n]);
+    const cur = await wp.get();
+    assert.deepEqual([cur?.version, cur?.uri, cur?.sha256, cur?.kind], [3n, 'http://learner:8080/policy/3.onnx', 'ab'.repeat(32), 'onnx-pointer']);
+    const info = await s.bus.streamInfo('KV_owrl_weights');
+    assert.equal(info.state.messages, 3, 'history kept');
+  });
+
+  void it('blacklist: hosts with ports round-trip, expired entries do not block, removal works', async () => {
+    const bl = await Blacklist.open(s.bus);
+    const now = 1_000_000;
+    await bl.add('Shop.Example.com:8443', { reason: 'bot_wall', failures: 3, untilMs: now + 60_000 });
+    await bl.add('[::1]:3000', { reason: 'init_error', failures: 5, untilMs: now - 1 });
+    assert.equal(await bl.isBlocked('shop.example.com:8443', now), true, 'case-insensitive');
+    assert.equal(await bl.isBlocked('shop.example.com:8443', now + 60_000), false, 'expired at untilMs');
+    assert.equal(await bl.isBlocked('[::1]:3000', now), false, 'expired entry');
+    assert.equal(await bl.isBlocked('never.listed', now), false);
+    assert.deepEqual(await bl.get('shop.example.com:8443'), { reason: 'bot_wall', failures: 3, untilMs: now + 60_000 });
+    assert.deepEqual(
+      (await bl.list()).map((e) => [e.host, e.reason]),
+      [
+        ['[::1]:3000', 'init_error'],
+        ['shop.example.com:8443', 'bot_wall'],
+      ],
+    );
+    assert.deepEqual([...(await bl.blockedHosts(now))], ['shop.example.com:8443']);
+    await bl.remove('shop.example.com:8443');
+    assert.equal(await bl.get('shop.example.com:8443'), null);
+    assert.deepEqual((await bl.list()).map((e) => e.host), ['[::1]:3000']);
+    await assert.rejects(bl.add('x.org', { reason: '', failures: 1, untilMs: now }), (e: unknown) => isBusError(e, BusErrorCode.InvalidArgument) && /reason ""/.test(e.message));
+  });
+
+  void it('actor registry: lists heartbeats, and the bucket TTL drops silent actors', async () => {
+    const reg = await ActorRegistry.open(s.bus);
+    await reg.heartbeat('actor-b', { slots: 4, busy: 1, policyVersion: 7, rssBytes: 5e8, episodes: 10 }, 42);
+    await reg.heartbeat('actor-a.pod_1', { slots: 2, busy: 2, policyVersion: 6, rssBytes: 3e8, episodes: 3 }, 43);
+    assert.deepEqual(await reg.list(), [
+      { actorId: 'actor-a.pod_1', slots: 2, busy: 2, policyVersion: 6, rssBytes: 3e8, episodes: 3, updatedAtMs: 43 },
+      { actorId: 'actor-b', slots: 4, busy: 1, policyVersion: 7, rssBytes: 5e8, episodes: 10, updatedAtMs: 42 },
+    ]);
+    await assert.rejects(
+      reg.heartbeat('actor-c', { slots: -1, busy: 0, policyVersion: 0, rssBytes: 0, episodes: 0 }),
+      (e: unknown) => isBusError(e, BusErrorCode.InvalidArgument) && e.message.includes('slots=-1'),
+    );
+    await reg.remove('actor-b');
+    assert.deepEqual((await reg.list()).map((a) => a.actorId), ['actor-a.pod_1']);
+    // TTL 1 s in this suite: with no more heartbeats the actor disappears
+    await until(async () => (await reg.list()).length === 0, 5000, 'TTL expiry of the silent actor');
+  });
+
+  void it('opening a bucket that does not exist fails clearly', async () => {
+    await s.bus.jsm.streams.delete('KV_owrl_blacklist');
+    await assert.rejects(Blacklist.open(s.bus), (e: unknown) => isBusError(e, BusErrorCode.NotFound) && e.message.includes('owrl_blacklist'));
+  });
+});

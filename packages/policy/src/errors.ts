@@ -1,0 +1,26 @@
+// Errors of the built-in policy: bad model artifacts, bad feature traces, inference failures.
+
+export const PolicyErrorCode = {
+  InvalidArtifact: 'POLICY_INVALID_ARTIFACT',
+  InvalidTrace: 'POLICY_INVALID_TRACE',
+  InvalidArgument: 'POLICY_INVALID_ARGUMENT',
+  InferenceFailed: 'POLICY_INFERENCE_FAILED',
+  NoCandidates: 'POLICY_NO_CANDIDATES',
+  Aborted: 'POLICY_ABORTED',
+  Released: 'POLICY_RELEASED',
+} as const;
+export type PolicyErrorCode = (typeof PolicyErrorCode)[keyof typeof PolicyErrorCode];
+
+export class PolicyError extends Error {
+  override readonly name = 'PolicyError';
+  readonly code: PolicyErrorCode;
+
+  constructor(code: PolicyErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+export function isPolicyError(e: unknown): e is PolicyError {
+  return e instanceof PolicyError;
+}

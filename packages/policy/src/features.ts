@@ -1,0 +1,339 @@
+// Hashed sparse features of candidate actions for the pointer policy.
+//
+// Every feature is a string hashed with FNV-1a into [0, dim); values are 1 or a bounded real in
+// [0, 1]; duplicates are summed; indices come out sorted. Feature kinds ("fk") split `done` into
+// `ans` (answer with a page string) and `fin` (finish, for state tasks).
+//
+// Generic features, shared across tasks so that what is learned on one task transfers:
+//   b|fk                      action-kind bias
+//   kw|fk|kw                  kind × instruction keyword (task-type prior: "price" → answer)
+//   st|fk|s, left|fk|l        kind × step bucket, × steps-left bucket
+//   pg|fk|p, pgkw|fk|p|kw     kind × page type (first URL path segments), × keyword
+//   qp|fk, qpkw|fk|kw         the page title / heading contains a quoted phrase (we are on "its" page)
+//   eff|fk|e, lastk|fk|k      kind × last effect kind, × kind of the previous action
+//   rep|fk                    the same calls were already made on the same URL ("already did this")
+//   numset|fk                 a text field already holds an instruction number
+//   stat|fk|w                 words of short page texts that share a token with the keywords
+//                             (e.g. a visible "Added to cart" for "Add ... to the cart")
+//   qn|fk qeq|fk qc|fk qt|fk  exact quoted-phrase match in name / equal name / context / text,
+//   qn|* qc|* qt|*            also kind-agnostic so a match learned for answers helps clicks
+//   ovq|fk, ovqb|fk|b         fraction of quoted-phrase tokens in the target's name (real, bucket)
+//   ovk|fk                    fraction of keywords in the target's name or text (real)
+//   kwxn|fk|kw|t, kwxr|fk|kw|r  keyword × element-name token / role ("cart" × "add to cart")
+//   nm|fk|t, role|fk|r        element-name tokens and role
+//   dest|fk|p, destkw|fk|p|kw link destination page type (× keyword), visited / self links
+//   pmin|fk|kw, pmax|fk|kw    the target's card holds the lowest / highest price on the page × keyword
+//   sh|ans|s, shkw|ans|s|kw   answer shape (price, code, number, short, long) × keyword ("sku" → code)
+//   lab|ans|t, labm|ans       "Label: value" texts: label tokens, label token is an instruction keyword
+//   wq|fk / wn|fk             write a quoted phrase / an instruction number
+//   wf|fk|ptype|t, wt|fk|ptype|type, wkw|fk|kw|t  phrase type × field-name token / input type, keyword × field token
+//   wval|fk, wvalne|fk        the field already holds the phrase / holds something else
+import { fnv1a, type ElementInfo, type HistoryEntry, type Observation, type ToolCallSpec } from '@owrl/core';
+import {
+  answerShape,
+  contentTokens,
+  normalize,
+  overlap,
+  pageType,
+  parseInstruction,
+  parsePrice,
+  phraseTokens,
+  stem,
+  words,
+  type ParsedInstruction,
+} from './text.js';
+
+/**
+ * Value of task-agnostic features (kind biases, page type, step, roles...). With Adam every weight
+ * moves at about the same rate, so a feature's value is its effective learning-rate multiplier:
+ * keeping these small lets instruction-conditioned crosses decide, and stops what one task
+ * family learns (e.g. "answer at once" from price questions) from swamping the others.
+ */
+export const GENERIC_VALUE = Number(process.env["OWRL_G"] ?? 0.2);
+const G = GENERIC_VALUE;
+/** Value of the uncrossed copy of step-context features (kind × step, page, last effect...). */
+export const STATE_GENERIC_VALUE = Number(process.env['OWRL_SG'] ?? 0);
+
+/** Value of the kind-agnostic match features (qn|*, qc|*, qt|*, ovq|*). */
+export const MATCH_VALUE = Number(process.env['OWRL_M'] ?? 1);
+
+/** Default hashed feature dimension (2^18). */
+export const DEFAULT_DIM = 1 << 18;
+
+/** Sparse feature vector of one candidate: parallel arrays, indices sorted ascending. */
+export interface SparseFeatures {
+  index: Uint32Array;
+  value: Float32Array;
+}
+
+export type CandidateKind = 'click' | 'write' | 'write_enter' | 'scroll' | 'back' | 'done';
+
+/** What a candidate acts on, for featurisation (not part of the public candidate). */
+export interface CandidateSpec {
+  kind: CandidateKind;
+  label: string;
+  calls: ToolCallSpec[];
+  element?: ElementInfo;
+  phrase?: { text: string; quoted: boolean };
+  answer?: { text: string; source: string; label: string; context: string; tag: string };
+  finish?: boolean;
+}
+
+export interface FeatureInput {
+  instruction: string;
+  observation: Observation;
+  history: readonly HistoryEntry[];
+  step: number;
+  maxSteps: number;
+}
+
+/** Per-observation facts shared by all candidates of one step. */
+export interface FeatureContext {
+  instr: ParsedInstruction;
+  page: string;
+  url: string;
+  step: number;
+  left: number;
+  quotedOnPage: boolean;
+  effects: string[];
+  lastKind: string;
+  lastReasonTokens: string[];
+  repeated: Set<string>;
+  visited: Set<string>;
+  numberSet: boolean;
+  statusWords: string[];
+  clickPriceMin: number | undefined;
+  clickPriceMax: number | undefined;
+  answerPriceMin: number | undefined;
+  answerPriceMax: number | undefined;
+}
+
+function stripHash(u: string): string {
+  const i = u.indexOf('#');
+  return i >= 0 ? u.slice(0, i) : u;
+}
+
+/** Key identifying "the same calls on the same page" for the repeat feature. */
+export function callKey(url: string, calls: readonly ToolCallSpec[]): string {
+  return stripHash(url) + '|' + JSON.stringify(calls);
+}
+
+function kindOfCalls(calls: readonly ToolCallSpec[]): string {
+  const first = calls[0];
+  if (!first) return 'none';
+  if (first.name === 'write') return calls.some((c) => c.name === 'press_keys') ? 'write_enter' : 'write';
+  return first.name;
+}
+
+function minMax(xs: readonly (number | undefined)[]): [number | undefined, number | undefined] {
+  const vals = xs.filter((x): x is number => x !== undefined);
+  if (new Set(vals).size < 2) return [undefined, undefined];
+  return [Math.min(...vals), Math.max(...vals)];
+}
+
+/** Builds the per-step context; `specs` are the candidates of the step (for price ranks). */
+export function buildFeatureContext(input: FeatureInput, specs: readonly CandidateSpec[]): FeatureContext {
+  const { observation: obs, history } = input;
+  const instr = parseInstruction(input.instruction);
+  const title = normalize(obs.title);
+  const headings = obs.texts.filter((t) => /^h[1-3]$/i.test(t.tag)).map((t) => normalize(t.text));
+  const quotedOnPage = instr.quotedNorm.some((q) => title.includes(q) || headings.some((h) => h.includes(q)));
+  const effects = [...new Set(obs.lastEffects.map((e) => /^[a-z_]+/i.exec(e.trim())?.[0]?.toLowerCase() ?? 'other'))];
+  const last = history[history.length - 1];
+  const repeated = new Set(history.map((h) => callKey(h.url, h.calls)));
+  const visited = new Set(history.map((h) => stripHash(h.url)));
+  const numberSet = instr.numbers.length > 0 && obs.elements.some((e) => e.value !== '' && instr.numbers.includes(e.value.trim()));
+  const kw = new Set(instr.keywords);
+  const statusWords = new Set<string>();
+  for (const t of obs.texts) {
+    const ws = words(t.text);
+    if (ws.length === 0 || ws.length > 5) continue;
+    if (!ws.some((w) => kw.has(stem(w)))) continue;
+    for (const w of ws) statusWords.add(w);
+  }
+  const [clickPriceMin, clickPriceMax] = minMax(specs.filter((s) => s.kind === 'click').map((s) => parsePrice(s.element?.context ?? '')));
+  const [answerPriceMin, answerPriceMax] = minMax(
+    specs.filter((s) => s.answer && answerShape(s.answer.text) === 'price').map((s) => parsePrice(s.answer?.text ?? '')),
+  );
+  return {
+    instr,
+    page: pageType(obs.url),
+    url: stripHash(obs.url),
+    step: input.step,
+    left: input.maxSteps - input.step,
+    quotedOnPage,
+    effects,
+    lastKind: last ? kindOfCalls(last.calls) : 'none',
+    lastReasonTokens: last ? contentTokens(last.reasoning).slice(0, 16) : [],
+    repeated,
+    visited,
+    numberSet,
+    statusWords: [...statusWords].slice(0, 12),
+    clickPriceMin,
+    clickPriceMax,
+    answerPriceMin,
+    answerPriceMax,
+  };
+}
+
+class FeatureSink {
+  readonly acc = new Map<number, number>();
+  constructor(
+    private readonly dim: number,
+    private readonly crossWith: readonly string[] = [],
+  ) {}
+  /** The feature at the generic value, plus one full-value copy per instruction keyword. */
+  addX(name: string, value = 1, generic = GENERIC_VALUE): void {
+    this.add(name, value * generic);
+    for (const k of this.crossWith) this.add(`${name}|${k}`, value);
+  }
+  add(name: string, value = 1): void {
+    if (value === 0 || !Number.isFinite(value)) return;
+    const i = fnv1a(name) % this.dim;
+    this.acc.set(i, (this.acc.get(i) ?? 0) + value);
+  }
+  build(): SparseFeatures {
+    const idx = [...this.acc.keys()].sort((a, b) => a - b);
+    const value = new Float32Array(idx.length);
+    idx.forEach((i, k) => (value[k] = this.acc.get(i) ?? 0));
+    return { index: Uint32Array.from(idx), value };
+  }
+}
+
+function bucket(x: number): string {
+  if (x <= 0) return '0';
+  if (x < 0.34) return 'lo';
+  if (x < 0.67) return 'mid';
+  if (x < 1) return 'hi';
+  return '1';
+}
+
+function featureKind(spec: CandidateSpec): string {
+  if (spec.kind === 'done') return spec.finish ? 'fin' : 'ans';
+  return spec.kind;
+}
+
+/** Computes the sparse features of one candidate. Deterministic for equal inputs. */
+export function featurize(spec: CandidateSpec, ctx: FeatureContext, dim: number = DEFAULT_DIM): SparseFeatures {
+  const kws = ctx.instr.keywords;
+  const f = new FeatureSink(dim, kws);
+  const fk = featureKind(spec);
+  const qn = ctx.instr.quotedNorm;
+
+  // Step context, shared by every kind: a weak generic copy plus one copy per keyword (and the
+  // instruction intent), so "answer at once on a category page" is learned per task type.
+  f.addX(`b|${fk}`, 1, STATE_GENERIC_VALUE);
+  f.addX(`st|${fk}|${Math.min(ctx.step, 6)}`, 1, STATE_GENERIC_VALUE);
+  f.addX(`left|${fk}|${Math.min(Math.max(ctx.left, 0), 3)}`, 1, STATE_GENERIC_VALUE);
+  f.addX(`pg|${fk}|${ctx.page}`, 1, STATE_GENERIC_VALUE);
+  if (ctx.quotedOnPage) f.addX(`qp|${fk}`, 1, STATE_GENERIC_VALUE);
+  for (const e of ctx.effects) f.addX(`eff|${fk}|${e}`, 1, STATE_GENERIC_VALUE);
+  f.addX(`lastk|${fk}|${ctx.lastKind}`, 1, STATE_GENERIC_VALUE);
+  if (ctx.repeated.has(callKey(ctx.url, spec.calls))) f.add(`rep|${fk}`);
+  if (ctx.numberSet) f.addX(`numset|${fk}`, 1, STATE_GENERIC_VALUE);
+  for (const w of ctx.statusWords) f.add(`stat|${fk}|${w}`);
+
+  const el = spec.element;
+  if (el && (spec.kind === 'click' || spec.kind === 'write' || spec.kind === 'write_enter')) {
+    const name = normalize(el.name);
+    const ctxText = normalize(el.context);
+    const nameToks = phraseTokens(el.name).slice(0, 8);
+    f.add(`role|${fk}|${el.role}`, G);
+    if (qn.some((q) => name.includes(q))) {
+      f.add(`qn|${fk}`);
+      f.add('qn|*', MATCH_VALUE);
+    }
+    if (qn.some((q) => name === q)) f.add(`qeq|${fk}`);
+    if (qn.some((q) => ctxText.includes(q))) {
+      f.add(`qc|${fk}`);
+      f.add('qc|*', MATCH_VALUE);
+    }
+    const ovq = overlap(ctx.instr.quotedTokens, nameToks);
+    f.add(`ovq|${fk}`, ovq);
+    f.add('ovq|*', ovq * MATCH_VALUE);
+    f.add(`ovqb|${fk}|${bucket(ovq)}`);
+    f.add(`ovk|${fk}`, overlap(ctx.instr.keywords, nameToks));
+    // Share of the element's own words that the instruction uses: "Blue Mug" for a quoted
+    // "Blue Mug" and "Add to cart" for "Add ... to the cart" both score 1, so what is learned
+    // clicking products transfers to clicking the right button.
+    const ovin = overlap(nameToks, ctx.instr.allTokens);
+    f.add(`ovin|${fk}`, ovin);
+    f.add(`ovinb|${fk}|${bucket(ovin)}`);
+    for (const t of nameToks.slice(0, 6)) f.add(`nm|${fk}|${t}`, G);
+    for (const k of kws) {
+      f.add(`kwxr|${fk}|${k}|${el.role}`);
+      for (const t of nameToks.slice(0, 6)) f.add(`kwxn|${fk}|${k}|${t}`);
+    }
+    if (spec.kind === 'click') {
+      if (el.href) {
+        const dest = pageType(el.href);
+        f.add(`dest|${fk}|${dest}`, G);
+        for (const k of kws) f.add(`destkw|${fk}|${dest}|${k}`);
+        const h = stripHash(el.href);
+        if (h === ctx.url) f.add(`self|${fk}`);
+        else if (ctx.visited.has(h)) f.add(`visited|${fk}`);
+      }
+      const p = parsePrice(el.context);
+      if (p !== undefined && ctx.clickPriceMin !== undefined) {
+        const tag = p === ctx.clickPriceMin ? 'pmin' : p === ctx.clickPriceMax ? 'pmax' : 'pmid';
+        f.add(`${tag}|${fk}`, G);
+        for (const k of kws) f.add(`${tag}|${fk}|${k}`);
+      }
+    }
+  }
+
+  const ph = spec.phrase;
+  if (el && ph) {
+    const pt = ph.quoted ? 'q' : 'n';
+    f.add(`w${pt}|${fk}`, G);
+    const fieldToks = phraseTokens(el.name).slice(0, 6);
+    for (const t of fieldToks) f.add(`wf|${fk}|${pt}|${t}`, G);
+    f.add(`wt|${fk}|${pt}|${el.type || el.tag}`, G);
+    for (const k of kws) for (const t of fieldToks) f.add(`wkw|${fk}|${k}|${t}`);
+    const v = normalize(el.value);
+    if (v !== '' && v === normalize(ph.text)) f.add(`wval|${fk}`);
+    else if (v !== '') f.add(`wvalne|${fk}`);
+  }
+
+  const ans = spec.answer;
+  if (ans) {
+    // Answers end the episode: every answer feature is crossed with the instruction keywords so
+    // that what question families learn ("answer the matching price") does not leak into command
+    // families ("add ... to the cart"), where answering early ends the episode with nothing done.
+    const text = normalize(ans.text);
+    const ctxText = normalize(ans.context);
+    const shape = answerShape(ans.text);
+    f.addX(`sh|${fk}|${shape}`);
+    const labToks = phraseTokens(ans.label).slice(0, 4);
+    for (const t of labToks) f.addX(`lab|${fk}|${t}`);
+    if (labToks.some((t) => kws.includes(t))) f.add(`labm|${fk}`);
+    f.addX(`tag|${fk}|${ans.tag.toLowerCase()}`);
+    // Kind-agnostic match features stay uncrossed: "act on what the instruction names" is right
+    // for every family, and it is how answering a price teaches clicking the named product.
+    if (qn.some((q) => text.includes(q))) {
+      f.addX(`qt|${fk}`);
+      f.add('qt|*', MATCH_VALUE);
+    }
+    if (qn.some((q) => ctxText.includes(q))) {
+      f.addX(`qc|${fk}`);
+      f.add('qc|*', MATCH_VALUE);
+    }
+    const ovq = overlap(ctx.instr.quotedTokens, phraseTokens(ans.context));
+    f.addX(`ovq|${fk}`, ovq);
+    f.add('ovq|*', ovq * MATCH_VALUE);
+    f.addX(`ovqb|${fk}|${bucket(ovq)}`);
+    f.addX(`ovk|${fk}`, overlap(ctx.instr.keywords, contentTokens(ans.source)));
+    if (shape === 'price' && ctx.answerPriceMin !== undefined) {
+      const p = parsePrice(ans.text);
+      f.addX(`${p === ctx.answerPriceMin ? 'pmin' : p === ctx.answerPriceMax ? 'pmax' : 'pmid'}|${fk}`);
+    }
+  }
+
+  if (spec.finish) {
+    // What the previous step did, in the words of its reasoning ("click "Add to cart"").
+    const lr = new Set(ctx.lastReasonTokens);
+    for (const k of kws) if (lr.has(k)) f.add(`finlast|${k}`);
+    f.add('finlastov', overlap(ctx.instr.keywords, ctx.lastReasonTokens));
+  }
+  return f.build();
+}

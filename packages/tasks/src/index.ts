@@ -1,0 +1,9 @@
+// Tasks of owrl: the bundled shop's catalog and seeded task generator, JSONL task files with
+// validation, episode sessions on the bundled sites, and pure verifier logic. No I/O beyond files.
+export * from './errors.js';
+export * from './shop-catalog.js';
+export * from './shop-tasks.js';
+export * from './task-validate.js';
+export * from './task-file.js';
+export * from './session.js';
+export * from './verify.js';

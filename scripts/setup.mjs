@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// Installs what a fresh machine is missing before `npm test`, `npm run demo` or `npm run bench`:
+// the npm packages, and nats-server and Chromium through the system package manager when this
+// user may (root with apt-get); otherwise it says exactly what to install. Uses only Node built-ins.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const purpose = process.argv[process.argv.indexOf('--for') + 1] ?? 'demo';
+const say = (m) => process.stderr.write(`[setup] ${m}\n`);
+
+function fail(msg) {
+  process.stderr.write(`\n[setup] cannot continue: ${msg}\n`);
+  process.exit(1);
+}
+
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 10)) fail(`Node.js >= 20.10 is required, this is ${process.version}`);
+
+function which(cmd) {
+  const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : '';
+}
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+const hasApt = which('apt-get') !== '';
+let aptUpdated = false;
+
+function aptInstall(pkgs) {
+  if (!aptUpdated) {
+    say('apt-get update');
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+    aptUpdated = true;
+  }
+  say(`apt-get install ${pkgs.join(' ')}`);
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...pkgs], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
+function ensureSystem(name, found, pkgs, hint) {
+  if (found()) return;
+  if (isRoot && hasApt) {
+    aptInstall(pkgs);
+    if (found()) return;
+  }
+  fail(`${name} is not installed. ${hint}`);
+}
+
+// 1. npm packages (the lockfile pins them; install scripts are not needed: onnxruntime-node ships its CPU binary).
+const lock = path.join(root, 'package-lock.json');
+const marker = path.join(root, 'node_modules', '.package-lock.json');
+const stale = !fs.existsSync(marker) || (fs.existsSync(lock) && fs.statSync(lock).mtimeMs > fs.statSync(marker).mtimeMs + 1000);
+if (stale) {
+  say(fs.existsSync(lock) ? 'npm ci' : 'npm install');
+  const r = spawnSync('npm', [fs.existsSync(lock) ? 'ci' : 'install', '--no-audit', '--no-fund'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip', ONNXRUNTIME_NODE_INSTALL_CUDA: 'skip' },
+  });
+  if (r.status !== 0) fail('npm could not install the packages (see above)');
+}
+
+// 2. nats-server (only when no server is configured for a demo; tests always start their own).
+const natsFound = () => ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server', process.env.NATS_SERVER_BIN].some((p) => p && fs.existsSync(p)) || which('nats-server') !== '';
+if (purpose === 'test' || purpose === 'bench' || !process.env.NATS_URL) {
+  ensureSystem('nats-server', natsFound, ['nats-server'], 'Install it (Debian/Ubuntu: `sudo apt-get install nats-server`; or a release binary from the NATS project, with NATS_SERVER_BIN pointing at it), or set NATS_URL to a JetStream-enabled server for the demo.');
+}
+
+// 3. Chromium for the actors (Playwright drives the system browser; no browser download).
+const chromiumFound = () => [process.env.OWRL_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].some((p) => p && fs.existsSync(p));
+ensureSystem('Chromium', chromiumFound, ['chromium'], 'Install it (Debian: `sudo apt-get install chromium`) or set OWRL_CHROMIUM to a Chromium/Chrome executable.');
+say(`ready for ${purpose}`);

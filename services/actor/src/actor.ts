@@ -1,0 +1,126 @@
+// The actor: pulls rollout requests (one per free browser slot), runs each episode in a fresh
+// browser context with the current policy, publishes the trajectory and only then acks. Holds no
+// state that must survive it: a crash leaves the request un-acked, and JetStream redelivers it.
+import type { BrowserPool } from '@owrl/browser-env';
+import { mulberry32 } from '@owrl/core';
+import { RolloutRequestSchema, terminationClassName, TrajectorySchema, type PolicyTrace, type RolloutRequest } from '@owrl/proto';
+import { CONSUMER_ACTORS, STREAM_TASKS, trajSubject, type ActorRegistry, type Bus, type Delivery, type WeightsPointer } from '@owrl/bus';
+import { Counter, Gauge, Histogram, EPISODE_BUCKETS, type Logger, type Registry } from '@owrl/telemetry';
+import type { ActorConfig } from './config.js';
+import type { PolicyHolder } from './policy-holder.js';
+import { buildTrajectory, fitPayload, sandboxFailure } from './trajectory-builder.js';
+
+export interface ActorDeps {
+  config: ActorConfig;
+  bus: Bus;
+  pool: BrowserPool;
+  policies: PolicyHolder;
+  weights: WeightsPointer;
+  registry: ActorRegistry;
+  metrics: Registry;
+  logger: Logger;
+}
+
+export class Actor {
+  private busy = 0;
+  private episodes = 0;
+  private consumer: { stop(): Promise<void> } | null = null;
+  private stopWatch: (() => Promise<void>) | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private readonly mEpisodes: Counter<'class' | 'reason'>;
+  private readonly mDuration: Histogram;
+  private readonly mBusy: Gauge;
+  private readonly mVersion: Gauge;
+
+  constructor(private readonly d: ActorDeps) {
+    this.mEpisodes = new Counter({ name: 'owrl_actor_episodes_total', help: 'Episodes finished by termination class and reason', labelNames: ['class', 'reason'], registers: [d.metrics] });
+    this.mDuration = new Histogram({ name: 'owrl_actor_episode_seconds', help: 'Episode wall time', buckets: EPISODE_BUCKETS, registers: [d.metrics] });
+    this.mBusy = new Gauge({ name: 'owrl_actor_busy_slots', help: 'Browser slots running an episode', registers: [d.metrics] });
+    this.mVersion = new Gauge({ name: 'owrl_actor_policy_version', help: 'Policy version loaded', registers: [d.metrics] });
+  }
+
+  async start(): Promise<void> {
+    const { config, weights, policies } = this.d;
+    this.stopWatch = await weights.watch((a) => policies.offer(a));
+    this.heartbeat = setInterval(() => void this.beat(), config.heartbeatMs);
+    this.heartbeat.unref();
+    await this.beat();
+    this.consumer = await this.d.bus.consume({
+      stream: STREAM_TASKS,
+      consumer: CONSUMER_ACTORS,
+      schema: RolloutRequestSchema,
+      maxInFlight: config.slots,
+      handler: (delivery) => this.handle(delivery),
+    });
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      await this.d.registry.heartbeat(this.d.config.actorId, {
+        slots: this.d.config.slots,
+        busy: this.busy,
+        policyVersion: this.d.policies.version,
+        rssBytes: process.memoryUsage().rss,
+        episodes: this.episodes,
+      });
+    } catch (e) {
+      this.d.logger.warn({ err: e }, 'heartbeat failed');
+    }
+  }
+
+  private async handle(delivery: Delivery<RolloutRequest>): Promise<void> {
+    const req = delivery.value;
+    const log = this.d.logger.child({ run: req.runId, round: Number(req.round), group: req.group, trajectory: req.trajectoryId });
+    const started = Date.now();
+    this.busy++;
+    this.mBusy.set(this.busy);
+    let policyVersion = this.d.policies.version;
+    let trajectory;
+    try {
+      await this.d.policies.waitFor(Number(req.minPolicyVersion), this.d.config.policyWaitMs);
+      const held = this.d.policies.acquire();
+      policyVersion = held.version;
+      this.mVersion.set(policyVersion);
+      try {
+        const task = req.task;
+        if (!task) throw new Error(`rollout ${req.trajectoryId} carries no task`);
+        const episodePolicy = held.policy.forEpisode(mulberry32(Number(req.seed % 4294967296n)));
+        const pageExpression = task.verifier?.kind.case === 'pageExpression' ? task.verifier.kind.value.expression : undefined;
+        const result = await this.d.pool.runEpisode<PolicyTrace>(
+          {
+            startUrl: task.startUrl,
+            instruction: task.instruction,
+            maxSteps: req.maxSteps,
+            ...(pageExpression ? { pageExpression } : {}),
+          },
+          episodePolicy,
+          { onStep: () => delivery.working() },
+        );
+        trajectory = buildTrajectory({ request: req, actorId: this.d.config.actorId, policyVersion, result, startedAtMs: started, actorRssBytes: process.memoryUsage().rss });
+      } finally {
+        held.release();
+      }
+    } catch (e) {
+      log.error({ err: e }, 'episode could not run');
+      trajectory = sandboxFailure(req, this.d.config.actorId, policyVersion, 'actor_error', e, started);
+    }
+    const fit = fitPayload(trajectory, Math.floor(this.d.config.maxPayloadBytes * 0.95));
+    if (fit.trimmed.length > 0) log.warn({ bytes: fit.bytes, trimmed: fit.trimmed }, 'trajectory trimmed to fit the bus payload limit');
+    // Publish first, then ack: a crash in between gives a redelivery, deduped downstream by id.
+    await this.d.bus.publish(trajSubject(req.runId), TrajectorySchema, trajectory, { msgId: req.trajectoryId });
+    await delivery.ack();
+    const className = terminationClassName(trajectory.termination?.class);
+    this.mEpisodes.inc({ class: className, reason: trajectory.termination?.reason ?? '' });
+    this.mDuration.observe((Date.now() - started) / 1000);
+    this.episodes++;
+    this.busy--;
+    this.mBusy.set(this.busy);
+    log.info({ termination: className, reason: trajectory.termination?.reason, steps: trajectory.steps.length, policyVersion, ms: Date.now() - started }, 'episode finished');
+  }
+
+  async stop(): Promise<void> {
+    await this.stopWatch?.();
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    await this.consumer?.stop();
+  }
+}

@@ -1,0 +1,159 @@
+// `owrl demo`: a whole training run on this machine. Starts a JetStream server when NATS_URL is
+// unset, then the bundled sites, the learner, the judge and N actors as separate processes; shows
+// progress per round; ends with a summary and a report (learning curve, failure breakdown).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RunPhase, type RunState } from '@owrl/proto';
+import { freePort, startNatsServer, type NatsServer } from '@owrl/testkit';
+import { LearnerClientHandle } from '../learner-client.js';
+import { formatRound, formatState } from '../format.js';
+import { ProcessGroup } from './processes.js';
+import { buildReport, writeReport, type RunReport } from './report.js';
+
+export interface DemoOptions {
+  rounds: number;
+  actors: number;
+  slots: number;
+  groupsPerRound: number;
+  groupSize: number;
+  curriculum: string;
+  taskCount: number;
+  difficulties: string;
+  runId: string;
+  outDir: string;
+  jsonOut: string;
+  quiet: boolean;
+  timeoutS: number;
+  extraLearnerEnv: Record<string, string>;
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../..');
+const serviceMain = (name: string) => path.join(ROOT, 'services', name, 'dist', 'src', 'main.js');
+
+async function waitHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (r.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function runDemo(o: DemoOptions, out: (line: string) => void): Promise<RunReport> {
+  const runDir = path.resolve(o.outDir, o.runId);
+  fs.mkdirSync(runDir, { recursive: true });
+  const procs = new ProcessGroup(path.join(runDir, 'logs'));
+  let nats: NatsServer | null = null;
+  let client: LearnerClientHandle | null = null;
+  const t0 = Date.now();
+  let crash: Error | null = null;
+  procs.crashed((p, code) => {
+    crash = new Error(`${p.name} exited unexpectedly (code ${code}); last lines of ${p.logFile}:\n${procs.tail(p)}`);
+  });
+  const onSignal = () => {
+    crash = new Error('interrupted');
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    let natsUrl = process.env['NATS_URL'] ?? '';
+    if (!natsUrl) {
+      nats = await startNatsServer({ maxPayload: 8 * 1024 * 1024 });
+      natsUrl = nats.url;
+      out(`started nats-server (${nats.version}) with JetStream at ${natsUrl}`);
+    } else {
+      out(`using NATS at ${natsUrl}`);
+    }
+    const sitesPort = await freePort();
+    const grpcPort = await freePort();
+    const artifactPort = await freePort();
+    const sitesUrl = `http://127.0.0.1:${sitesPort}`;
+    const common = { NATS_URL: natsUrl, OWRL_LOG_LEVEL: process.env['OWRL_LOG_LEVEL'] ?? 'info', OWRL_MAX_PAYLOAD: String(8 * 1024 * 1024) };
+
+    procs.start('sites', serviceMain('sites'), { ...common, OWRL_SITES_PORT: String(sitesPort), OWRL_SITES_HOST: '127.0.0.1' });
+    await waitHttp(`${sitesUrl}/__owrl/health`, 30_000);
+    out(`sites up at ${sitesUrl}/shop/`);
+
+    procs.start('learner', serviceMain('learner'), {
+      ...common,
+      OWRL_RUN_ID: o.runId,
+      OWRL_SITES_URL: sitesUrl,
+      OWRL_ROUNDS: String(o.rounds),
+      OWRL_GROUPS_PER_ROUND: String(o.groupsPerRound),
+      OWRL_MAX_GROUPS_PER_ROUND: String(Math.ceil(o.groupsPerRound * 1.5)),
+      OWRL_GROUP_SIZE: String(o.groupSize),
+      OWRL_CURRICULUM: o.curriculum,
+      OWRL_TASK_COUNT: String(o.taskCount),
+      ...(o.difficulties ? { OWRL_DIFFICULTIES: o.difficulties } : {}),
+      OWRL_GRPC_HOST: '127.0.0.1',
+      OWRL_GRPC_PORT: String(grpcPort),
+      OWRL_ARTIFACT_HOST: '127.0.0.1',
+      OWRL_ARTIFACT_PORT: String(artifactPort),
+      OWRL_DATA_DIR: path.join(runDir, 'learner'),
+      ...o.extraLearnerEnv,
+    });
+    procs.start('judge', serviceMain('judge'), { ...common });
+    for (let i = 0; i < o.actors; i++) {
+      procs.start(`actor-${i + 1}`, serviceMain('actor'), {
+        ...common,
+        OWRL_ACTOR_ID: `actor-${i + 1}`,
+        OWRL_SLOTS: String(o.slots),
+        OWRL_ALLOW_HOSTS: `127.0.0.1:${sitesPort}`,
+      });
+    }
+    out(`learner gRPC at 127.0.0.1:${grpcPort} (try: npx owrl status --learner 127.0.0.1:${grpcPort})`);
+    out(`started learner, judge and ${o.actors} actors × ${o.slots} browser slots; logs in ${path.join(runDir, 'logs')}`);
+
+    client = new LearnerClientHandle(`127.0.0.1:${grpcPort}`);
+    fs.writeFileSync(path.join(runDir, 'learner.addr'), `127.0.0.1:${grpcPort}\n`);
+    let printed = 0;
+    let state: RunState | null = null;
+    const deadline = t0 + o.timeoutS * 1000;
+    for (;;) {
+      if (crash) throw crash;
+      if (Date.now() > deadline) throw new Error(`the run did not finish within ${o.timeoutS} s`);
+      try {
+        state = await client.getRunState(3000);
+      } catch {
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      while (printed < state.rounds.length) {
+        const r = state.rounds[printed];
+        if (r) out(formatRound(r, state.roundsTotal));
+        printed++;
+      }
+      if (state.phase === RunPhase.FINISHED || state.phase === RunPhase.FAILED) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    if (state.phase === RunPhase.FAILED) throw new Error(`the learner failed: ${state.message}`);
+    const report = buildReport(state, (Date.now() - t0) / 1000);
+    const files = writeReport(runDir, report);
+    if (o.jsonOut) fs.writeFileSync(o.jsonOut, JSON.stringify({ report, state: stateJson(state) }, null, 2));
+    out('');
+    out(formatState(state));
+    out('');
+    out(
+      `summary: success ${(report.success_first * 100).toFixed(1)} % in round 1 -> ${(report.success_last3 * 100).toFixed(1)} % over the last 3 rounds ` +
+        `(1–3-step tasks ${(report.success_last3_easy * 100).toFixed(1)} %), policy v${report.policy_version}, ${report.wall_s} s`,
+    );
+    out(`report: ${files.markdown}`);
+    return report;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    client?.close();
+    await procs.stopAll();
+    await nats?.dispose();
+  }
+}
+
+function stateJson(s: RunState): unknown {
+  return JSON.parse(JSON.stringify(s, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v instanceof Uint8Array ? undefined : v)));
+}

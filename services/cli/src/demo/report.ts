@@ -1,0 +1,121 @@
+// The report of a finished run: learning curve, success by difficulty, failure breakdown and the
+// accounting of every dispatched rollout; written as JSON and Markdown.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RunState } from '@owrl/proto';
+
+export interface RunReport {
+  run_id: string;
+  rounds: number;
+  policy_version: number;
+  success_first: number;
+  success_last3: number;
+  /** Success over the last three rounds on tasks of difficulty <= 3. */
+  success_last3_easy: number;
+  curve: number[];
+  wall_s: number;
+  by_difficulty_last3: Record<string, { episodes: number; successes: number; rate: number }>;
+  terminations: Record<string, number>;
+  excluded: Record<string, number>;
+  counters: Record<string, number>;
+}
+
+export function buildReport(s: RunState, wallS: number): RunReport {
+  const curve = s.rounds.map((r) => Number(r.successRate.toFixed(4)));
+  const last3 = s.rounds.slice(-3);
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  const byD: RunReport['by_difficulty_last3'] = {};
+  for (const r of last3) {
+    for (const d of r.byDifficulty) {
+      const e = (byD[String(d.difficulty)] ??= { episodes: 0, successes: 0, rate: 0 });
+      e.episodes += d.episodes;
+      e.successes += d.successes;
+    }
+  }
+  let easyN = 0;
+  let easyS = 0;
+  for (const [k, e] of Object.entries(byD)) {
+    e.rate = e.episodes ? e.successes / e.episodes : 0;
+    if (Number(k) <= 3) {
+      easyN += e.episodes;
+      easyS += e.successes;
+    }
+  }
+  const counters: Record<string, number> = {};
+  for (const [k, v] of Object.entries(s.counters ?? {})) if (typeof v === 'bigint') counters[k] = Number(v);
+  return {
+    run_id: s.runId,
+    rounds: s.rounds.length,
+    policy_version: Number(s.policyVersion),
+    success_first: curve[0] ?? 0,
+    success_last3: Number(mean(last3.map((r) => r.successRate)).toFixed(4)),
+    success_last3_easy: Number((easyN ? easyS / easyN : 0).toFixed(4)),
+    curve,
+    wall_s: Number(wallS.toFixed(1)),
+    by_difficulty_last3: byD,
+    terminations: Object.fromEntries(Object.entries(s.terminations).map(([k, v]) => [k, Number(v)])),
+    excluded: Object.fromEntries(Object.entries(s.excluded).map(([k, v]) => [k, Number(v)])),
+    counters,
+  };
+}
+
+function sparkline(xs: number[]): string {
+  const bars = '▁▂▃▄▅▆▇█';
+  return xs.map((x) => bars[Math.min(bars.length - 1, Math.max(0, Math.round(x * (bars.length - 1))))]).join('');
+}
+
+export function writeReport(dir: string, r: RunReport): { json: string; markdown: string } {
+  fs.mkdirSync(dir, { recursive: true });
+  const json = path.join(dir, 'report.json');
+  const markdown = path.join(dir, 'report.md');
+  fs.writeFileSync(json, JSON.stringify(r, null, 2) + '\n');
+  const rows = r.curve.map((x, i) => `| ${i + 1} | ${(x * 100).toFixed(1)} % |`).join('\n');
+  const diff = Object.entries(r.by_difficulty_last3)
+    .map(([d, e]) => `| ${d} | ${e.episodes} | ${(e.rate * 100).toFixed(1)} % |`)
+    .join('\n');
+  const table = (m: Record<string, number>) =>
+    Object.entries(m)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `| ${k} | ${v} |`)
+      .join('\n') || '| (none) | 0 |';
+  fs.writeFileSync(
+    markdown,
+    `# owrl run ${r.run_id}
+
+Rounds ${r.rounds}, final policy v${r.policy_version}, wall time ${r.wall_s} s.
+
+Success: first round ${(r.success_first * 100).toFixed(1)} %, mean of the last three ${(r.success_last3 * 100).toFixed(1)} % (tasks of 1–3 steps: ${(r.success_last3_easy * 100).toFixed(1)} %).
+
+Learning curve: \`${sparkline(r.curve)}\`
+
+| round | success |
+| --- | --- |
+${rows}
+
+## Success by difficulty (last three rounds)
+
+| steps | episodes | success |
+| --- | --- | --- |
+${diff}
+
+## Terminations
+
+| class | count |
+| --- | --- |
+${table(r.terminations)}
+
+## Excluded from training (infrastructure outcomes, re-dispatched)
+
+| cause | count |
+| --- | --- |
+${table(r.excluded)}
+
+## Accounting
+
+| counter | value |
+| --- | --- |
+${table(r.counters)}
+`,
+  );
+  return { json, markdown };
+}

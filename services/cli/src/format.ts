@@ -1,0 +1,51 @@
+// Human-readable rendering of run state for the terminal.
+import { RunPhase, type RoundSummary, type RunState } from '@owrl/proto';
+
+export function phaseName(p: RunPhase): string {
+  return RunPhase[p] ?? 'UNSPECIFIED';
+}
+
+function kv(m: Record<string, number | bigint>): string {
+  const parts = Object.entries(m)
+    .filter(([, v]) => Number(v) > 0)
+    .sort((a, b) => Number(b[1]) - Number(a[1]))
+    .map(([k, v]) => `${k}=${v}`);
+  return parts.length ? parts.join(' ') : '-';
+}
+
+export function formatRound(r: RoundSummary, total: bigint | number): string {
+  const pct = (x: number) => `${(x * 100).toFixed(0).padStart(3)}%`;
+  const byD = r.byDifficulty.map((d) => `d${d.difficulty}:${d.episodes ? pct(d.successes / d.episodes).trim() : '-'}`).join(' ');
+  return [
+    `round ${String(Number(r.round) + 1).padStart(3)}/${total}`,
+    `policy v${r.policyVersion}`,
+    `success ${pct(r.successRate)} (${r.successes}/${r.episodes})`,
+    `groups kept ${r.groupsKept} dropped ${r.groupsDroppedAllZero}×all-0 ${r.groupsDroppedAllOne}×all-1`,
+    `[${byD}]`,
+    `terminations ${kv(r.terminations)}`,
+    Object.keys(r.excluded).length ? `excluded ${kv(r.excluded)}` : '',
+    `${r.wallS.toFixed(1)}s`,
+  ]
+    .filter(Boolean)
+    .join('  ');
+}
+
+export function formatState(s: RunState): string {
+  const c = s.counters;
+  const lines = [
+    `run ${s.runId}  phase ${phaseName(s.phase)}  mode ${s.mode}${s.message ? `  (${s.message})` : ''}`,
+    `round ${s.round}/${s.roundsTotal}  policy v${s.policyVersion}`,
+  ];
+  if (c) {
+    lines.push(
+      `rollouts dispatched ${c.dispatched} (re-dispatched ${c.redispatched})  scored ${c.scoredIngested} = trainable ${c.trainable} + excluded ${c.excluded}  in flight ${c.inFlight}`,
+      `groups kept ${c.groupsKept}  dropped all-0 ${c.groupsDroppedAllZero}  all-1 ${c.groupsDroppedAllOne}  abandoned ${c.groupsAbandoned}  updates ${c.updates}`,
+      `duplicates dropped ${c.duplicatesDropped}  late dropped ${c.lateDropped}`,
+    );
+  }
+  lines.push(`terminations ${kv(s.terminations)}`);
+  if (Object.keys(s.excluded).length) lines.push(`excluded ${kv(s.excluded)}`);
+  const last = s.rounds[s.rounds.length - 1];
+  if (last) lines.push(`last ${formatRound(last, s.roundsTotal)}`);
+  return lines.join('\n');
+}

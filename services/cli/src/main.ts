@@ -1,0 +1,122 @@
+// owrl command line: demo, status.
+import { parseArgs } from 'node:util';
+import fs from 'node:fs';
+import path from 'node:path';
+import { runDemo } from './demo/demo.js';
+import { formatState } from './format.js';
+import { LearnerClientHandle } from './learner-client.js';
+
+const HELP = `owrl — online RL for web agents
+
+usage:
+  owrl demo [--rounds N] [--actors N] [--slots N] [--groups N] [--group-size N]
+            [--curriculum rounds:steps,...] [--tasks N] [--difficulties 1,2,3]
+            [--run-id ID] [--out DIR] [--json FILE] [--timeout S]
+      Train the built-in policy on the bundled sites: starts nats-server (unless NATS_URL is set),
+      sites, learner, judge and actors as separate processes, and prints progress per round.
+  owrl status [--learner HOST:PORT] [--json]
+      Print the run state of a learner over gRPC (default: the latest demo run, else 127.0.0.1:50051).
+  owrl help
+`;
+
+function int(name: string, v: string | undefined, def: number, min = 1): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+function latestDemoAddress(outDir: string): string | null {
+  if (!fs.existsSync(outDir)) return null;
+  const runs = fs
+    .readdirSync(outDir)
+    .map((d) => path.join(outDir, d, 'learner.addr'))
+    .filter((f) => fs.existsSync(f))
+    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+  return runs[0] ? fs.readFileSync(runs[0], 'utf8').trim() : null;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  switch (cmd) {
+    case 'demo': {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          rounds: { type: 'string' },
+          actors: { type: 'string' },
+          slots: { type: 'string' },
+          groups: { type: 'string' },
+          'group-size': { type: 'string' },
+          curriculum: { type: 'string' },
+          tasks: { type: 'string' },
+          difficulties: { type: 'string' },
+          'run-id': { type: 'string' },
+          out: { type: 'string' },
+          json: { type: 'string' },
+          timeout: { type: 'string' },
+          quiet: { type: 'boolean' },
+        },
+      });
+      const rounds = int('rounds', values.rounds ?? process.env['OWRL_DEMO_ROUNDS'], 30);
+      await runDemo(
+        {
+          rounds,
+          actors: int('actors', values.actors, 2),
+          slots: int('slots', values.slots, 4),
+          groupsPerRound: int('groups', values.groups, 8),
+          groupSize: int('group-size', values['group-size'], 5, 2),
+          curriculum: values.curriculum ?? `${rounds}:8`,
+          taskCount: int('tasks', values.tasks, 60),
+          difficulties: values.difficulties ?? '',
+          runId: values['run-id'] ?? `demo-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`,
+          outDir: values.out ?? path.resolve('runs'),
+          jsonOut: values.json ?? '',
+          quiet: values.quiet ?? false,
+          timeoutS: int('timeout', values.timeout, 1800),
+          extraLearnerEnv: {},
+        },
+        (line) => process.stdout.write(line + '\n'),
+      );
+      return 0;
+    }
+    case 'status': {
+      const { values } = parseArgs({ args: rest, options: { learner: { type: 'string' }, json: { type: 'boolean' } } });
+      const addr = values.learner ?? process.env['OWRL_LEARNER'] ?? latestDemoAddress(path.resolve('runs')) ?? '127.0.0.1:50051';
+      const client = new LearnerClientHandle(addr);
+      try {
+        const s = await client.getRunState();
+        if (values.json) {
+          process.stdout.write(JSON.stringify(s, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v), 2) + '\n');
+        } else {
+          process.stdout.write(formatState(s) + '\n');
+        }
+      } catch (e) {
+        throw new Error(`cannot get the run state from the learner at ${addr}: ${(e as Error).message}`, { cause: e });
+      } finally {
+        client.close();
+      }
+      return 0;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(HELP);
+      return 0;
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(cmd)}\n\n${HELP}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`owrl: ${(e as Error).message}\n`);
+    process.exit(e instanceof UsageError ? 2 : 1);
+  },
+);

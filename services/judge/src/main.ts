@@ -1,0 +1,59 @@
+// Entry point of the judge process: reads the environment, connects to NATS, ensures the
+// topology, serves /metrics and /healthz when OWRL_METRICS_PORT is set, runs the JudgeService,
+// and shuts down gracefully on SIGTERM/SIGINT (stop pulling, finish in-flight, drain, exit).
+import { connectBus, ensureTopology } from '@owrl/bus';
+import { ConfigError } from '@owrl/core';
+import { createLogger, createRegistry, startMetricsServer, type MetricsServer } from '@owrl/telemetry';
+import { readConfig, type JudgeConfig } from './config.js';
+import { JudgeService } from './judge-service.js';
+
+async function main(): Promise<void> {
+  const log = createLogger('judge');
+  let cfg: JudgeConfig;
+  try {
+    cfg = readConfig();
+  } catch (e) {
+    log.error({ err: (e as Error).message, variable: e instanceof ConfigError ? e.variable : undefined }, 'bad configuration');
+    process.exitCode = 2;
+    return;
+  }
+  log.info({ ...cfg }, 'judge starting');
+  const bus = await connectBus({ servers: cfg.natsUrl, name: `judge-${process.pid}`, logger: log, waitOnFirstConnect: true });
+  await ensureTopology(bus, { logger: log });
+  const registry = createRegistry('judge');
+  const service = new JudgeService({
+    bus,
+    logger: log,
+    metrics: registry,
+    judgeVersion: cfg.judgeVersion,
+    concurrency: cfg.concurrency,
+    timeoutMs: cfg.timeoutMs,
+  });
+  let metrics: MetricsServer | null = null;
+  if (cfg.metricsPort > 0) {
+    metrics = await startMetricsServer(registry, { port: cfg.metricsPort, healthy: () => service.running && !bus.nc.isClosed() });
+    log.info({ port: metrics.port }, 'metrics listening');
+  }
+  await service.start();
+
+  let stopping: Promise<void> | null = null;
+  const shutdown = (signal: string): Promise<void> =>
+    (stopping ??= (async () => {
+      log.info({ signal }, 'judge shutting down');
+      await service.stop();
+      await bus.drain().catch((e: unknown) => log.warn({ err: (e as Error).message }, 'drain failed'));
+      await metrics?.close();
+      log.info({ ...service.stats }, 'judge stopped');
+    })());
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // Consumption also ends when the connection closes for good: shut down the rest then.
+  await service.closed;
+  await shutdown('closed');
+}
+
+main().catch((e: unknown) => {
+  // The logger may not exist yet; one JSON line on stderr keeps the failure machine-readable.
+  process.stderr.write(`${JSON.stringify({ level: 'fatal', service: 'judge', err: (e as Error)?.stack ?? String(e) })}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,86 @@
+// The judge process as deployed: env configuration, JSON logs, /healthz and /metrics, judging a
+// trajectory end to end, and a clean exit on SIGTERM.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { connectBus, ensureTopology, trajSubject, STREAM_SCORED } from '@owrl/bus';
+import { make, decode, RolloutRequestSchema, ScoredTrajectorySchema, TerminationClass, TerminationSchema, TrajectorySchema } from '@owrl/proto';
+import { freePort, startNatsServer, type NatsServer } from '@owrl/testkit';
+
+const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+let nats: NatsServer;
+
+before(async () => {
+  nats = await startNatsServer();
+});
+after(async () => {
+  await nats.dispose();
+});
+
+void test('main: serves health and metrics, judges, logs JSON with service=judge, exits 0 on SIGTERM', async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, NATS_URL: nats.url, OWRL_METRICS_PORT: String(port), OWRL_JUDGE_VERSION: 'verifier-main', OWRL_JUDGE_CONCURRENCY: '2' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit');
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  const lines: Array<Record<string, unknown>> = [];
+  const waiters: Array<{ msg: string; resolve: (l: Record<string, unknown>) => void }> = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const rec = JSON.parse(line) as Record<string, unknown>;
+    lines.push(rec);
+    for (const w of waiters.filter((x) => x.msg === rec['msg'])) w.resolve(rec);
+  });
+  const logged = (msg: string) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      const hit = lines.find((l) => l['msg'] === msg);
+      if (hit) resolve(hit);
+      else waiters.push({ msg, resolve });
+    });
+  try {
+    const consuming = await Promise.race([logged('judge consuming'), exited.then(() => assert.fail(`judge exited early: ${stderr}`))]);
+    assert.equal(consuming['service'], 'judge');
+    assert.equal(consuming['judgeVersion'], 'verifier-main');
+
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    assert.equal(health.status, 200);
+
+    const bus = await connectBus({ servers: nats.url, name: 'main-test' });
+    try {
+      await ensureTopology(bus);
+      const id = 'runM/0/0/0/0';
+      const t = make(TrajectorySchema, {
+        trajectoryId: id,
+        request: make(RolloutRequestSchema, { runId: 'runM', trajectoryId: id }),
+        termination: make(TerminationSchema, { class: TerminationClass.SANDBOX_ERROR, reason: 'browser_crash' }),
+      });
+      await bus.publish(trajSubject('runM'), TrajectorySchema, t, { msgId: id });
+      const judged = await logged('trajectory judged');
+      assert.equal(judged['trajectory'], id);
+      assert.equal(judged['excluded'], 'sandbox_error:browser_crash');
+      const si = await bus.streamInfo(STREAM_SCORED);
+      const m = await bus.jsm.streams.getMessage(STREAM_SCORED, { seq: si.state.last_seq });
+      assert.ok(m);
+      const s = decode(ScoredTrajectorySchema, m.data);
+      assert.deepEqual([s.trajectoryId, s.trainable, s.excludedReason], [id, false, 'sandbox_error:browser_crash']);
+    } finally {
+      await bus.close();
+    }
+
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    assert.match(metrics, /owrl_judge_trajectories_total\{outcome="excluded",source="none",service="judge"\} 1\b/);
+    assert.match(metrics, /owrl_judge_excluded_total\{reason="sandbox_error:browser_crash",service="judge"\} 1\b/);
+
+    child.kill('SIGTERM');
+    const [code, signal] = await exited;
+    assert.deepEqual([code, signal], [0, null], stderr);
+    assert.ok(lines.some((l) => l['msg'] === 'judge shutting down' && l['signal'] === 'SIGTERM'));
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+});

@@ -1,0 +1,101 @@
+// Serves policy artifacts over HTTP (with range requests) so actors can fetch new weights; the
+// KV pointer carries the URI and sha256. Artifacts are files in one directory, named by version.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+
+export interface StoredArtifact {
+  version: number;
+  uri: string;
+  sha256: string;
+  bytes: number;
+  file: string;
+}
+
+export class ArtifactServer {
+  private server: http.Server | null = null;
+  private baseUrl = '';
+
+  constructor(
+    private readonly dir: string,
+    private readonly opts: { port: number; host: string; advertiseHost?: string },
+  ) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+
+  async start(): Promise<string> {
+    const server = http.createServer((req, res) => this.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.port, this.opts.host, () => resolve());
+    });
+    const addr = server.address();
+    const port = addr !== null && typeof addr === 'object' ? addr.port : this.opts.port;
+    const host = this.opts.advertiseHost ?? (this.opts.host === '0.0.0.0' ? '127.0.0.1' : this.opts.host);
+    this.baseUrl = `http://${host}:${port}`;
+    this.server = server;
+    return this.baseUrl;
+  }
+
+  /** Writes an artifact atomically and returns where it is served. */
+  put(version: number, bytes: Uint8Array, ext = 'onnx'): StoredArtifact {
+    const name = `policy-v${version}.${ext}`;
+    const file = path.join(this.dir, name);
+    const tmp = `${file}.tmp-${process.pid}`;
+    fs.writeFileSync(tmp, bytes);
+    fs.renameSync(tmp, file);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    return { version, uri: `${this.baseUrl}/artifacts/${name}`, sha256, bytes: bytes.length, file };
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const m = /^\/artifacts\/([A-Za-z0-9._-]+)$/.exec(req.url ?? '');
+    if (!m || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const file = path.join(this.dir, m[1] as string);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(file);
+    } catch {
+      res.writeHead(404).end();
+      return;
+    }
+    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');
+    let start = 0;
+    let end = stat.size - 1;
+    if (range) {
+      if (range[1] === '' && range[2] !== '') {
+        start = Math.max(0, stat.size - Number(range[2]));
+      } else {
+        start = Number(range[1]);
+        if (range[2] !== '') end = Math.min(end, Number(range[2]));
+      }
+      if (start > end || start >= stat.size) {
+        res.writeHead(416, { 'content-range': `bytes */${stat.size}` }).end();
+        return;
+      }
+    }
+    const headers = {
+      'content-type': 'application/octet-stream',
+      'content-length': String(end - start + 1),
+      'accept-ranges': 'bytes',
+      ...(range ? { 'content-range': `bytes ${start}-${end}/${stat.size}` } : {}),
+    };
+    res.writeHead(range ? 206 : 200, headers);
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    fs.createReadStream(file, { start, end }).pipe(res);
+  }
+
+  async close(): Promise<void> {
+    const s = this.server;
+    if (!s) return;
+    s.closeAllConnections();
+    await new Promise<void>((r) => s.close(() => r()));
+  }
+}

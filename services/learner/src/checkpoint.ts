@@ -1,0 +1,86 @@
+// Checkpoints of the learner: policy weights, optimizer state, counters and round summaries,
+// written atomically (temp file + rename) so a killed learner resumes from the last good round.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fromJson, RunCountersSchema, RoundSummarySchema, toJson, type RoundSummary, type RunCounters } from '@owrl/proto';
+import type { PointerModel } from '@owrl/policy';
+import type { GrpoTrainer } from '@owrl/rl';
+
+export interface CheckpointData {
+  nextRound: number;
+  policyVersion: number;
+  model: PointerModel;
+  trainer: GrpoTrainer;
+  counters: RunCounters;
+  rounds: RoundSummary[];
+}
+
+export interface RestoredCheckpoint {
+  nextRound: number;
+  policyVersion: number;
+  counters: RunCounters;
+  rounds: RoundSummary[];
+}
+
+interface Manifest {
+  format: 1;
+  nextRound: number;
+  policyVersion: number;
+  dim: number;
+  temperature: number;
+  optimizer: unknown;
+  counters: unknown;
+  rounds: unknown[];
+  savedAtMs: number;
+}
+
+function writeAtomic(file: string, data: string | Uint8Array): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, data);
+  fs.renameSync(tmp, file);
+}
+
+export class CheckpointStore {
+  constructor(private readonly dir: string) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+
+  save(c: CheckpointData): void {
+    const weightsFile = path.join(this.dir, `weights-r${c.nextRound}.bin`);
+    const w = c.model.weights;
+    writeAtomic(weightsFile, new Uint8Array(w.buffer, w.byteOffset, w.byteLength));
+    const manifest: Manifest = {
+      format: 1,
+      nextRound: c.nextRound,
+      policyVersion: c.policyVersion,
+      dim: c.model.dim,
+      temperature: c.model.temperature,
+      optimizer: c.trainer.exportState(),
+      counters: toJson(RunCountersSchema, c.counters),
+      rounds: c.rounds.map((r) => toJson(RoundSummarySchema, r)),
+      savedAtMs: Date.now(),
+    };
+    writeAtomic(path.join(this.dir, 'checkpoint.json'), JSON.stringify({ ...manifest, weightsFile: path.basename(weightsFile) }));
+    for (const f of fs.readdirSync(this.dir)) {
+      if (/^weights-r\d+\.bin$/.test(f) && f !== path.basename(weightsFile)) fs.rmSync(path.join(this.dir, f), { force: true });
+    }
+  }
+
+  /** Restores model and optimizer in place; null when there is no checkpoint. */
+  load(model: PointerModel, trainer: GrpoTrainer): RestoredCheckpoint | null {
+    const file = path.join(this.dir, 'checkpoint.json');
+    if (!fs.existsSync(file)) return null;
+    const m = JSON.parse(fs.readFileSync(file, 'utf8')) as Manifest & { weightsFile: string };
+    if (m.format !== 1) throw new Error(`checkpoint ${file}: unknown format ${String(m.format)}`);
+    if (m.dim !== model.dim) throw new Error(`checkpoint ${file}: feature dimension ${m.dim} differs from the model's ${model.dim}`);
+    const buf = fs.readFileSync(path.join(this.dir, m.weightsFile));
+    model.weights.set(new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4));
+    trainer.importState(m.optimizer);
+    return {
+      nextRound: m.nextRound,
+      policyVersion: m.policyVersion,
+      counters: fromJson(RunCountersSchema, m.counters as never),
+      rounds: m.rounds.map((r) => fromJson(RoundSummarySchema, r as never)),
+    };
+  }
+}

@@ -1,0 +1,96 @@
+// Learner configuration from the environment (OWRL_* variables), with the recipe's defaults.
+import { DEFAULTS, envBool, envInt, envList, envNumber, envString, ConfigError, type CurriculumStage } from '@owrl/core';
+
+export interface LearnerConfig {
+  natsUrl: string;
+  runId: string;
+  rounds: number;
+  groupSize: number;
+  groupsPerRound: number;
+  /** Upper bound on groups dispatched in one round by dynamic sampling (refills after all-0/all-1 drops). */
+  maxGroupsPerRound: number;
+  curriculum: CurriculumStage[];
+  maxAttempts: number;
+  roundTimeoutMs: number;
+  temperature: number;
+  learningRate: number;
+  ppoEpochs: number;
+  clipLow: number;
+  clipHigh: number;
+  tasksFile: string;
+  sitesUrl: string;
+  suites: string[];
+  taskSeed: number;
+  taskCount: number;
+  difficulties: number[];
+  grpcHost: string;
+  grpcPort: number;
+  artifactHost: string;
+  artifactPort: number;
+  advertiseHost: string;
+  dataDir: string;
+  resume: boolean;
+  controlToken: string;
+  metricsPort: number;
+  seed: number;
+}
+
+/** Parses "90:15,50:30" (rounds:max_steps, ...). */
+export function parseCurriculum(name: string, raw: string): CurriculumStage[] {
+  const stages = raw.split(',').map((part) => {
+    const m = /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(part);
+    if (!m) throw new ConfigError(name, `${name}=${JSON.stringify(raw)}: stage ${JSON.stringify(part)} is not rounds:max_steps`);
+    const stage = { rounds: Number(m[1]), maxSteps: Number(m[2]) };
+    if (stage.rounds < 1 || stage.maxSteps < 1) throw new ConfigError(name, `${name}: stage ${JSON.stringify(part)} needs rounds >= 1 and max_steps >= 1`);
+    return stage;
+  });
+  return stages;
+}
+
+export function loadLearnerConfig(env: Record<string, string | undefined> = process.env): LearnerConfig {
+  const groupsPerRound = envInt('OWRL_GROUPS_PER_ROUND', 8, env, 1);
+  const curriculumRaw = envString('OWRL_CURRICULUM', '', env);
+  const cfg: LearnerConfig = {
+    natsUrl: envString('NATS_URL', 'nats://127.0.0.1:4222', env),
+    runId: envString('OWRL_RUN_ID', `run-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`, env),
+    rounds: envInt('OWRL_ROUNDS', 140, env, 1),
+    groupSize: envInt('OWRL_GROUP_SIZE', DEFAULTS.groupSize, env, 2),
+    groupsPerRound,
+    maxGroupsPerRound: envInt('OWRL_MAX_GROUPS_PER_ROUND', groupsPerRound * 2, env, 1),
+    curriculum: curriculumRaw ? parseCurriculum('OWRL_CURRICULUM', curriculumRaw) : DEFAULTS.curriculum.map((s) => ({ ...s })),
+    maxAttempts: envInt('OWRL_MAX_ATTEMPTS', DEFAULTS.maxAttempts, env, 1),
+    roundTimeoutMs: envInt('OWRL_ROUND_TIMEOUT_S', 900, env, 1) * 1000,
+    temperature: envNumber('OWRL_TEMPERATURE', 1, env, { min: 0.01 }),
+    learningRate: envNumber('OWRL_LR', 0, env, { min: 0 }),
+    ppoEpochs: envInt('OWRL_PPO_EPOCHS', DEFAULTS.ppoEpochs, env, 1),
+    clipLow: envNumber('OWRL_CLIP_LOW', DEFAULTS.clipLow, env, { min: 0 }),
+    clipHigh: envNumber('OWRL_CLIP_HIGH', DEFAULTS.clipHigh, env, { min: 0 }),
+    tasksFile: envString('OWRL_TASKS_FILE', '', env),
+    sitesUrl: envString('OWRL_SITES_URL', '', env),
+    suites: envList('OWRL_SUITES', ['shop'], env),
+    taskSeed: envInt('OWRL_TASK_SEED', 7, env),
+    taskCount: envInt('OWRL_TASK_COUNT', 60, env, 1),
+    difficulties: envList('OWRL_DIFFICULTIES', [], env).map((d) => {
+      const n = Number(d);
+      if (!Number.isInteger(n) || n < 1) throw new ConfigError('OWRL_DIFFICULTIES', `OWRL_DIFFICULTIES: ${JSON.stringify(d)} is not a positive integer`);
+      return n;
+    }),
+    grpcHost: envString('OWRL_GRPC_HOST', '0.0.0.0', env),
+    grpcPort: envInt('OWRL_GRPC_PORT', 50051, env),
+    artifactHost: envString('OWRL_ARTIFACT_HOST', '0.0.0.0', env),
+    artifactPort: envInt('OWRL_ARTIFACT_PORT', 8401, env),
+    advertiseHost: envString('OWRL_ADVERTISE_HOST', '127.0.0.1', env),
+    dataDir: envString('OWRL_DATA_DIR', '.owrl/learner', env),
+    resume: envBool('OWRL_RESUME', false, env),
+    controlToken: envString('OWRL_CONTROL_TOKEN', '', env),
+    metricsPort: envInt('OWRL_METRICS_PORT', 0, env),
+    seed: envInt('OWRL_SEED', 1, env),
+  };
+  if (!cfg.tasksFile && !cfg.sitesUrl) {
+    throw new ConfigError('OWRL_TASKS_FILE', 'no task source: set OWRL_TASKS_FILE (JSONL tasks) or OWRL_SITES_URL (bundled sites server)');
+  }
+  if (cfg.maxGroupsPerRound < cfg.groupsPerRound) {
+    throw new ConfigError('OWRL_MAX_GROUPS_PER_ROUND', `OWRL_MAX_GROUPS_PER_ROUND=${cfg.maxGroupsPerRound} is below OWRL_GROUPS_PER_ROUND=${cfg.groupsPerRound}`);
+  }
+  return cfg;
+}

@@ -1,0 +1,94 @@
+// Learner process: wires config, NATS, the artifact server, gRPC, metrics and the training loop.
+import path from 'node:path';
+import { connectBus, ensureTopology, WeightsPointer, Blacklist } from '@owrl/bus';
+import { initialModel } from '@owrl/policy';
+import { GrpoTrainer } from '@owrl/rl';
+import { createLogger, createRegistry, startMetricsServer } from '@owrl/telemetry';
+import { ArtifactServer } from './artifact-server.js';
+import { CheckpointStore } from './checkpoint.js';
+import { loadLearnerConfig } from './config.js';
+import { LearnerGrpcServer } from './grpc-server.js';
+import { Learner } from './learner.js';
+import { createLearnerMetrics } from './metrics.js';
+import { RunStateStore } from './run-state-store.js';
+import { TaskScheduler } from './scheduler.js';
+import { loadTasks } from './task-source.js';
+
+async function main(): Promise<void> {
+  const config = loadLearnerConfig();
+  const logger = createLogger('learner', { bindings: { run: config.runId } });
+  const registry = createRegistry('learner');
+  const metrics = createLearnerMetrics(registry);
+  const store = new RunStateStore(config.runId, config.rounds, 'sync');
+  const runDir = path.join(config.dataDir, config.runId);
+
+  const bus = await connectBus({ servers: config.natsUrl, name: `owrl-learner-${config.runId}`, logger });
+  await ensureTopology(bus);
+  const weights = await WeightsPointer.open(bus);
+  const blacklist = await Blacklist.open(bus);
+
+  const tasks = await loadTasks(config);
+  logger.info({ tasks: tasks.length, levels: [...new Set(tasks.map((t) => t.difficulty))].sort() }, 'task pool loaded');
+  const scheduler = new TaskScheduler(tasks, { seed: config.seed });
+  const model = initialModel({ temperature: config.temperature });
+  const trainer = new GrpoTrainer(model, {
+    epochs: config.ppoEpochs,
+    clipLow: config.clipLow,
+    clipHigh: config.clipHigh,
+    ...(config.learningRate > 0 ? { learningRate: config.learningRate } : {}),
+  });
+  const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost });
+  const artifactUrl = await artifacts.start();
+
+  const learner = new Learner({
+    config,
+    bus,
+    store,
+    scheduler,
+    model,
+    trainer,
+    artifacts,
+    weights,
+    blacklist,
+    checkpoints: new CheckpointStore(path.join(runDir, 'checkpoint')),
+    metrics,
+    logger,
+  });
+  const grpcServer = new LearnerGrpcServer(store, learner, { port: config.grpcPort, host: config.grpcHost, controlToken: config.controlToken, logger });
+  const grpcPort = await grpcServer.start();
+  grpcServer.setServing(true);
+  const metricsServer = config.metricsPort > 0 ? await startMetricsServer(registry, { port: config.metricsPort }) : null;
+  logger.info({ grpcPort, artifactUrl, metricsPort: metricsServer?.port ?? 0 }, 'learner listening');
+
+  let shuttingDown = false;
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info({ signal }, 'learner shutting down');
+    learner.stop();
+    grpcServer.setServing(false);
+    await grpcServer.close();
+    await artifacts.close();
+    await metricsServer?.close();
+    await bus.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  try {
+    await learner.run();
+    logger.info({ state: 'finished', policyVersion: store.get().policyVersion.toString() }, 'training finished; still serving run state until stopped');
+  } catch (e) {
+    logger.error({ err: e }, 'training loop failed');
+    store.change('phase', (s) => {
+      s.phase = 5;
+      s.message = (e as Error).message;
+    });
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`learner: ${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+// The learner's observable run state: a RunState message with a resource version that increases
+// on every change, and listeners for WatchRun.
+import { EventEmitter } from 'node:events';
+import { clone, make, RunCountersSchema, RunPhase, RunStateSchema, type RunState } from '@owrl/proto';
+
+export type ChangeKind = 'snapshot' | 'round' | 'update' | 'phase' | 'progress';
+
+export class RunStateStore {
+  private state: RunState;
+  private readonly events = new EventEmitter();
+
+  constructor(runId: string, roundsTotal: number, mode: string) {
+    this.state = make(RunStateSchema, {
+      runId,
+      phase: RunPhase.STARTING,
+      roundsTotal: BigInt(roundsTotal),
+      counters: make(RunCountersSchema, {}),
+      startedAtMs: BigInt(Date.now()),
+      mode,
+    });
+    this.events.setMaxListeners(1000);
+  }
+
+  /** A copy of the current state. */
+  get(): RunState {
+    return clone(RunStateSchema, this.state);
+  }
+
+  /** Mutates the state, bumps the resource version and notifies watchers. */
+  change(kind: ChangeKind, fn: (s: RunState) => void): void {
+    fn(this.state);
+    this.state.resourceVersion += 1n;
+    this.state.updatedAtMs = BigInt(Date.now());
+    this.events.emit('change', kind);
+  }
+
+  /** Direct access for hot counters; call `change` afterwards to publish. */
+  get mutable(): RunState {
+    return this.state;
+  }
+
+  onChange(fn: (kind: ChangeKind) => void): () => void {
+    this.events.on('change', fn);
+    return () => this.events.off('change', fn);
+  }
+}

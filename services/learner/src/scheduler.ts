@@ -1,0 +1,112 @@
+// Task scheduling (pure): samples the tasks of a round from the pool, skipping blacklisted hosts,
+// favouring tasks whose recent success rate is strictly between 0 and 1 (they give signal), and
+// admitting harder tasks as the easy ones are mastered (difficulty curriculum).
+import { mulberry32, type Rng } from '@owrl/core';
+import type { Task } from '@owrl/proto';
+
+export interface SchedulerOptions {
+  /** Weight of a task with a mixed recent record relative to one with no signal (default 4). */
+  informativeWeight?: number;
+  /** Recent outcomes kept per task (default 10). */
+  window?: number;
+  /** A difficulty level opens once all easier levels reach this success rate (default 0.5). */
+  unlockAt?: number;
+  /** Difficulty levels open from the start (default 2). */
+  initialLevels?: number;
+  seed?: number;
+}
+
+export class TaskScheduler {
+  private readonly tasks: Task[];
+  private readonly history = new Map<string, number[]>();
+  private readonly byLevel = new Map<number, number[]>();
+  private readonly levels: number[];
+  private readonly rng: Rng;
+  private readonly opts: Required<SchedulerOptions>;
+
+  constructor(tasks: Task[], opts: SchedulerOptions = {}) {
+    if (tasks.length === 0) throw new RangeError('the task pool is empty: give at least one task');
+    this.tasks = tasks;
+    this.opts = { informativeWeight: 4, window: 10, unlockAt: 0.5, initialLevels: 2, seed: 1, ...opts };
+    this.rng = mulberry32(this.opts.seed);
+    this.levels = [...new Set(tasks.map((t) => t.difficulty))].sort((a, b) => a - b);
+  }
+
+  /** Records the success (1) or failure (0) of one trainable rollout of a task. */
+  record(taskId: string, reward: number): void {
+    const h = this.history.get(taskId) ?? [];
+    h.push(reward > 0.5 ? 1 : 0);
+    if (h.length > this.opts.window) h.shift();
+    this.history.set(taskId, h);
+  }
+
+  /** Success rate of the recent trainable rollouts of one difficulty level; undefined if none. */
+  levelSuccess(level: number): number | undefined {
+    let n = 0;
+    let s = 0;
+    for (const t of this.tasks) {
+      if (t.difficulty !== level) continue;
+      for (const r of this.history.get(t.id) ?? []) {
+        n++;
+        s += r;
+      }
+    }
+    return n === 0 ? undefined : s / n;
+  }
+
+  /** Difficulty levels currently admitted. */
+  openLevels(): number[] {
+    const open: number[] = [];
+    for (const [i, level] of this.levels.entries()) {
+      if (i < this.opts.initialLevels) {
+        open.push(level);
+        continue;
+      }
+      const prev = open[open.length - 1];
+      const rate = prev === undefined ? undefined : this.levelSuccess(prev);
+      if (rate !== undefined && rate >= this.opts.unlockAt) open.push(level);
+      else break;
+    }
+    return open;
+  }
+
+  /**
+   * Picks `n` tasks (distinct while the pool allows) for the next round.
+   * @param isBlocked host check (blacklist); blocked tasks are never picked.
+   */
+  pick(n: number, isBlocked: (host: string) => boolean = () => false): Task[] {
+    const open = new Set(this.openLevels());
+    const eligible = this.tasks.filter((t) => open.has(t.difficulty) && !isBlocked(hostOf(t.startUrl)));
+    if (eligible.length === 0) return [];
+    const weight = (t: Task): number => {
+      const h = this.history.get(t.id);
+      if (!h || h.length === 0) return 2;
+      const rate = h.reduce((a, b) => a + b, 0) / h.length;
+      return rate > 0 && rate < 1 ? this.opts.informativeWeight : 1;
+    };
+    const chosen: Task[] = [];
+    const pool = [...eligible];
+    while (chosen.length < n) {
+      if (pool.length === 0) pool.push(...eligible);
+      const weights = pool.map(weight);
+      const total = weights.reduce((a, b) => a + b, 0);
+      let x = this.rng() * total;
+      let idx = 0;
+      for (; idx < pool.length - 1; idx++) {
+        x -= weights[idx] ?? 0;
+        if (x <= 0) break;
+      }
+      const [t] = pool.splice(idx, 1);
+      if (t) chosen.push(t);
+    }
+    return chosen;
+  }
+}
+
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,131 @@
+// The sites HTTP server (node:http only): the shop under /shop/, the control API under /__owrl/,
+// and per-session state keyed by the `owrl_session` query parameter or cookie.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildShopCatalog, DEFAULT_CATALOG_SEED, isValidSessionId, SESSION_COOKIE, SESSION_PARAM, type ShopCatalog } from '@owrl/tasks';
+import { SitesError, SitesErrorCode } from './errors.js';
+import { parseCookies, redirect, sendJson, sendText } from './http-util.js';
+import { silentSitesLogger, type SitesLogger } from './logger.js';
+import { handleOwrlApi } from './owrl-api.js';
+import { DEFAULT_MAX_SESSIONS, SessionStore, type SessionState } from './session-store.js';
+import { handleShop } from './shop/shop-routes.js';
+
+export interface SitesServerOptions {
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  /** Interface to listen on. Default 127.0.0.1. */
+  host?: string;
+  /** Catalog seed; tasks generated for this server must use the same. Default 1. */
+  seed?: number;
+  logger?: SitesLogger;
+  /** Sessions kept before the least recently used is dropped. Default 10 000. */
+  maxSessions?: number;
+}
+
+export interface SitesServer {
+  /** Origin, e.g. `http://127.0.0.1:8400`. */
+  url: string;
+  port: number;
+  catalog: ShopCatalog;
+  /** Stops listening and drops open connections. */
+  close(): Promise<void>;
+}
+
+/** Session of a request: `owrl_session` query param first, then the cookie, else a new one. */
+function resolveSession(req: IncomingMessage, url: URL, res: ServerResponse, sessions: SessionStore): SessionState {
+  const fromQuery = url.searchParams.get(SESSION_PARAM);
+  const fromCookie = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
+  let id: string;
+  if (fromQuery !== null && isValidSessionId(fromQuery)) id = fromQuery;
+  else if (fromCookie !== undefined && isValidSessionId(fromCookie)) id = fromCookie;
+  else id = randomUUID();
+  if (id !== fromCookie) {
+    res.setHeader('Set-Cookie', `${SESSION_COOKIE}=${encodeURIComponent(id)}; Path=/; HttpOnly; SameSite=Lax`);
+  }
+  return sessions.get(id);
+}
+
+/**
+ * Starts the sites server and resolves once it listens.
+ * @throws SitesError SITES_BAD_OPTION for a bad port or seed; the listen error (EADDRINUSE...)
+ *   otherwise.
+ */
+export async function startSitesServer(opts: SitesServerOptions): Promise<SitesServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const seed = opts.seed ?? DEFAULT_CATALOG_SEED;
+  if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) {
+    throw new SitesError(SitesErrorCode.BadOption, `port ${String(opts.port)} must be an integer from 0 to 65535`);
+  }
+  if (!Number.isInteger(seed)) throw new SitesError(SitesErrorCode.BadOption, `seed ${String(seed)} must be an integer`);
+  const log = opts.logger ?? silentSitesLogger;
+  const catalog = buildShopCatalog(seed);
+  const sessions = new SessionStore(opts.maxSessions ?? DEFAULT_MAX_SESSIONS);
+  let origin = '';
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', origin);
+    if (url.pathname.startsWith('/__owrl/')) {
+      if (handleOwrlApi(req, res, url, { catalog, sessions, origin })) return;
+      sendJson(res, 404, { ok: false, detail: `no API endpoint ${url.pathname}` });
+      return;
+    }
+    if (url.pathname === '/' || url.pathname === '') {
+      redirect(res, 302, `/shop/${url.search}`);
+      return;
+    }
+    if (url.pathname === '/shop' || url.pathname.startsWith('/shop/')) {
+      const state = resolveSession(req, url, res, sessions);
+      if (await handleShop(req, res, url, catalog, state)) return;
+      res.setHeader('Allow', 'GET, HEAD, POST');
+      sendText(res, 405, `${req.method ?? '?'} is not allowed on ${url.pathname}\n`);
+      return;
+    }
+    sendText(res, 404, `not found: ${url.pathname}\n`);
+  }
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    handle(req, res)
+      .catch((e: unknown) => {
+        if (e instanceof SitesError) {
+          if (!res.headersSent) sendText(res, e.status, `${e.message}\n`);
+          else res.destroy();
+          return;
+        }
+        log.error({ err: e, method: req.method, url: req.url }, 'request failed');
+        if (!res.headersSent) sendText(res, 500, 'internal error\n');
+        else res.destroy();
+      })
+      .finally(() => {
+        log.debug({ method: req.method, url: req.url, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'request');
+      });
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  origin = `http://${shownHost}:${port}`;
+  log.info({ url: origin, seed, products: catalog.products.length }, 'sites listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: origin,
+    port,
+    catalog,
+    close: () => {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
