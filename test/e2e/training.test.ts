@@ -29,7 +29,7 @@ interface DemoJson {
   };
 }
 
-test('a short training run across processes advances the policy and loses no rollout', { timeout: 15 * 60_000 }, async () => {
+void test('a short training run across processes advances the policy and loses no rollout', { timeout: 15 * 60_000 }, async () => {
   await using nats = await startNatsServer({ maxPayload: 8 * 1024 * 1024 });
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-e2e-'));
   const jsonFile = path.join(out, 'result.json');

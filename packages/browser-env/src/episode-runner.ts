@@ -346,7 +346,7 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
     finalUrl = page.url();
     if (spec.pageExpression && initOk) pageEval = await evaluateExpression(page, spec.pageExpression, Math.min(T.toolCallMs, 10_000));
     else if (spec.pageExpression) pageEval.error = 'the start page never loaded';
-    const shot = await settleWithin(page.screenshot({ type: 'jpeg', quality: 50, timeout: 5000 }), 6000, null);
+    const shot = spec.finalScreenshot === false ? null : await settleWithin(page.screenshot({ type: 'jpeg', quality: 50, timeout: 5000 }), 6000, null);
     if (shot) finalScreenshot = new Uint8Array(shot.buffer, shot.byteOffset, shot.byteLength);
   } else if (page) {
     finalUrl = page.isClosed() ? '' : page.url();

@@ -32,6 +32,8 @@ interface CallBuffer {
 
 export interface CallMark {
   page: Page;
+  /** performance.now() when the call began. */
+  t0: number;
   navStarts: number;
   navCommits: number;
   navFails: number;
@@ -42,6 +44,8 @@ export interface CallMark {
 const SETTLE_IGNORE_OLDER_MS = 1500;
 /** How long a tab opening the page attempted is waited for (a named target may reuse a tab). */
 const POPUP_WAIT_MS = 1500;
+/** How long fetches started by an action are waited for before its effects are measured. */
+const FETCH_WAIT_MS = 1000;
 
 export class EpisodeSession {
   readonly context: BrowserContext;
@@ -182,7 +186,7 @@ export class EpisodeSession {
   beginCall(): CallMark {
     this.buf = this.freshBuffer();
     const st = this.state(this.activePage);
-    return { page: this.activePage, navStarts: st.navStarts, navCommits: st.navCommits, navFails: st.navFails, pages: this.buf.tabsBefore };
+    return { page: this.activePage, t0: performance.now(), navStarts: st.navStarts, navCommits: st.navCommits, navFails: st.navFails, pages: this.buf.tabsBefore };
   }
 
   /** Events of the call since beginCall(), resolved against the tab active now. */
@@ -241,6 +245,14 @@ export class EpisodeSession {
       await this.waitFor(() => this.context.pages().length > mark.pages, Math.min(deadline, performance.now() + POPUP_WAIT_MS));
     }
     const st = this.state(page);
+    if (st.navStarts === mark.navStarts && !page.isClosed()) {
+      // fetches the action started (search suggestions, add to cart): let them land in the DOM
+      const fetching = (): boolean => [...st.inflight.values()].some((t) => t >= mark.t0);
+      if (fetching()) {
+        await this.waitFor(() => !fetching() || st.navStarts > mark.navStarts, Math.min(deadline, performance.now() + FETCH_WAIT_MS));
+        if (!page.isClosed()) await settleWithin(page.evaluate(nextFramesInPage), Math.min(300, left()), 0);
+      }
+    }
     if (st.navStarts > mark.navStarts && !page.isClosed()) {
       await this.waitFor(() => st.navCommits > mark.navCommits || st.navFails > mark.navFails || page.isClosed() || this.crashedPage === page, deadline);
       if (st.navCommits > mark.navCommits) await settleWithin(page.waitForLoadState('domcontentloaded', { timeout: left() }), left(), undefined);

@@ -6,7 +6,6 @@ export { BrowserPool, type PoolStats } from './browser-pool.js';
 export { resolveOptions, type BrowserEnvOptions, type ResolvedOptions, type EnvTimeouts } from './options.js';
 export * from './types.js';
 export { BrowserEnvError, BrowserEnvErrorCode, ToolCallError, type BrowserEnvErrorCodeName } from './errors.js';
-export { silentLogger, type Logger } from './logger.js';
 export { checkUrl, isPrivateAddress, isPrivateName, isAllowed, type UrlVerdict } from './net-policy.js';
 export { classifyNetError, classifyHttpStatus, isTransientStatus, type NetFailure } from './net-errors.js';
 export { detectWall, WALL_SELECTORS, type WallSignals, type WallVerdict } from './bot-wall.js';

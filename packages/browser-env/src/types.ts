@@ -16,6 +16,11 @@ export interface EpisodeSpec {
   signal?: AbortSignal;
   /** Per-episode overrides of the pool's timeouts (e.g. a task's own budget). */
   timeouts?: Partial<Record<keyof typeof DEFAULTS.timeouts, number>>;
+  /**
+   * Take a JPEG of the final page (default true). A judge model reads it; an episode judged by a
+   * programmatic verifier can skip it and save a large part of a short episode's browser time.
+   */
+  finalScreenshot?: boolean;
 }
 
 export interface PolicyInput {

@@ -243,6 +243,13 @@ void describe('effects of actions', () => {
     assert.deepEqual(kinds(r, 2)[1], ['no_effect']);
   });
 
+  void it('waits for fetches an action started before measuring its effect', async () => {
+    const { r } = await run('/fetch', [(i) => step(call('click', { element_id: byName(i, 'Load more') }))]);
+    const e = r.steps[0]?.results[0]?.effects[0];
+    assert.equal(e?.kind, 'dom_changed');
+    assert.equal(e?.evidence['added'], '3');
+  });
+
   void it('value_mismatch when the page rewrites the input', async () => {
     const { r } = await run('/rewrite', [(i) => step(call('write', { element_id: byName(i, 'Code'), message: 'abc' }))]);
     const e = r.steps[0]?.results[0]?.effects[0];

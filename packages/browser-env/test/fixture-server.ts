@@ -65,6 +65,10 @@ const PAGES: Record<string, string> = {
      <div class="menu" style="width:200px;height:40px">Products <div class="sub"><a href="/item/blue-mug">Mugs</a></div></div>
      <input id="rng" type="range" min="0" max="100" value="0" style="width:300px;position:absolute;left:20px;top:200px">`,
   ),
+  '/fetch': page(
+    'Fetch',
+    `<button id="more" onclick="fetch('/api/items').then(r => r.json()).then(xs => { for (const x of xs) { const a = document.createElement('a'); a.href = '/item/' + x; a.textContent = x; document.getElementById('list').append(a); } })">Load more</button><div id="list"></div>`,
+  ),
   '/hang': page('Hang', `<button id="h" onclick="const t = Date.now(); while (Date.now() - t < 4000) {}">Freeze</button>`),
 };
 
@@ -86,6 +90,14 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     if (url.pathname === '/file.txt') {
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="file.txt"' });
       res.end('data');
+      return;
+    }
+    if (url.pathname === '/api/items') {
+      // answers after a while, like a real backend
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(['green-mug', 'black-mug', 'white-mug']));
+      }, 150);
       return;
     }
     if (url.pathname === '/result') {

@@ -7,7 +7,7 @@ import { connect } from '@nats-io/transport-node';
 import { consume, type ConsumeHandle, type ConsumeOptions } from './consume.js';
 import type { BusContext } from './context.js';
 import { BusError, BusErrorCode } from './errors.js';
-import { errFields, silentBusLogger, type BusLogger } from './logger.js';
+import { errFields, silentLogger, type Logger } from './logger.js';
 import { publishBytes, type PublishOptions, type PublishResult } from './publish.js';
 
 export interface ConnectBusOptions {
@@ -15,7 +15,7 @@ export interface ConnectBusOptions {
   servers: string | string[];
   /** Connection name shown by the server (service and instance). */
   name: string;
-  logger?: BusLogger;
+  logger?: Logger;
   /** Wait between reconnect attempts; default 1000 ms. Reconnects never give up. */
   reconnectTimeWaitMs?: number;
   /** Timeout of the initial connect and of JetStream API requests; default 5000 ms. */
@@ -40,7 +40,7 @@ export interface ConsumerLag {
  * @throws BusError BUS_CONNECT_FAILED.
  */
 export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
-  const logger = (opts.logger ?? silentBusLogger).child({ component: 'bus' });
+  const logger = (opts.logger ?? silentLogger).child({ component: 'bus' });
   const timeout = opts.timeoutMs ?? 5000;
   let nc: NatsConnection;
   try {
@@ -71,7 +71,7 @@ export class Bus implements BusContext {
     readonly nc: NatsConnection,
     readonly js: JetStreamClient,
     readonly jsm: JetStreamManager,
-    readonly logger: BusLogger,
+    readonly logger: Logger,
   ) {
     void this.watchStatus();
   }

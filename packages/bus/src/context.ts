@@ -2,11 +2,11 @@
 // implements it; internal modules depend on this interface, not on the Bus class.
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { BusLogger } from './logger.js';
+import type { Logger } from './logger.js';
 
 export interface BusContext {
   readonly nc: NatsConnection;
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
-  readonly logger: BusLogger;
+  readonly logger: Logger;
 }

@@ -4,7 +4,7 @@
 import { type ConsumerConfig, type ConsumerInfo, type JetStreamClient, type JetStreamManager, type StreamConfig, type StreamInfo, JetStreamApiError } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { BusError, BusErrorCode } from './errors.js';
-import { errFields, type BusLogger } from './logger.js';
+import { errFields, type Logger } from './logger.js';
 
 const STREAM_NOT_FOUND = 10059;
 const CONSUMER_NOT_FOUND = 10014;
@@ -65,7 +65,7 @@ async function consumerInfoOrNull(jsm: JetStreamManager, stream: string, name: s
 }
 
 /** Creates the stream or updates it to `desired`. @throws BusError BUS_TOPOLOGY_CONFLICT, BUS_API_FAILED. */
-export async function ensureStream(jsm: JetStreamManager, desired: Partial<StreamConfig> & { name: string }, log: BusLogger): Promise<StreamInfo> {
+export async function ensureStream(jsm: JetStreamManager, desired: Partial<StreamConfig> & { name: string }, log: Logger): Promise<StreamInfo> {
   for (let attempt = 0; ; attempt++) {
     const info = await streamInfoOrNull(jsm, desired.name);
     if (info === null) {
@@ -106,7 +106,7 @@ export async function ensureConsumer(
   jsm: JetStreamManager,
   stream: string,
   desired: Partial<ConsumerConfig> & { durable_name: string },
-  log: BusLogger,
+  log: Logger,
 ): Promise<ConsumerInfo> {
   const name = desired.durable_name;
   for (let attempt = 0; ; attempt++) {
@@ -145,7 +145,7 @@ export async function ensureConsumer(
 }
 
 /** Creates the KV bucket, or updates its history and TTL when they differ. */
-export async function ensureKvBucket(js: JetStreamClient, jsm: JetStreamManager, spec: KvBucketSpec, log: BusLogger): Promise<void> {
+export async function ensureKvBucket(js: JetStreamClient, jsm: JetStreamManager, spec: KvBucketSpec, log: Logger): Promise<void> {
   const kvm = new Kvm(js);
   try {
     await kvm.create(spec.bucket, { history: spec.history, ttl: spec.ttlMs, storage: spec.storage });

@@ -6,7 +6,7 @@ import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { BusContext } from './context.js';
 import { BusError, BusErrorCode } from './errors.js';
 import { decodeKvKey, encodeKvKey } from './kv-keys.js';
-import { errFields, type BusLogger } from './logger.js';
+import { errFields, type Logger } from './logger.js';
 import { KV_ACTORS, KV_BLACKLIST, KV_WEIGHTS, WEIGHTS_KEY } from './topology.js';
 
 async function openBucket(ctx: BusContext, bucket: string): Promise<KV> {
@@ -37,7 +37,7 @@ async function allKeys(kv: KV): Promise<string[]> {
 export class WeightsPointer {
   private constructor(
     private readonly kv: KV,
-    private readonly log: BusLogger,
+    private readonly log: Logger,
   ) {}
 
   static async open(ctx: BusContext): Promise<WeightsPointer> {

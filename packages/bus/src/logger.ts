@@ -1,21 +1,6 @@
-// The logger the bus accepts: structurally the pino-like Logger of @owrl/telemetry (fields first,
-// then a message), injected through options; silent when none is given.
+// The bus logs through the injected owrl Logger (silent when none is given), plus error fields.
 
-export interface BusLogger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-  child(bindings: Record<string, unknown>): BusLogger;
-}
-
-export const silentBusLogger: BusLogger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  child: () => silentBusLogger,
-};
+export { silentLogger, type Logger } from '@owrl/core';
 
 /** Error fields for a log record (no stack unless asked; logs are read by people). */
 export function errFields(e: unknown): { err: string; code?: string } {

@@ -5,7 +5,7 @@
 import { type Consumer, type JetStreamClient, type JsMsg, JetStreamApiError } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BusError, BusErrorCode } from './errors.js';
-import { errFields, type BusLogger } from './logger.js';
+import { errFields, type Logger } from './logger.js';
 
 export interface PullLoopOptions {
   nc: NatsConnection;
@@ -21,7 +21,7 @@ export interface PullLoopOptions {
   /** Works on one message and settles it; a rejection is logged, never stops the loop. */
   onMessage: (m: JsMsg) => Promise<void>;
   signal?: AbortSignal;
-  logger: BusLogger;
+  logger: Logger;
 }
 
 export interface PullLoopHandle {
@@ -63,7 +63,7 @@ class PullLoop implements PullLoopHandle {
   private resolveClosed!: () => void;
   readonly closed = new Promise<void>((r) => (this.resolveClosed = r));
   private stopPromise: Promise<void> | null = null;
-  private readonly log: BusLogger;
+  private readonly log: Logger;
 
   constructor(
     private readonly o: PullLoopOptions,

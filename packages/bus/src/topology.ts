@@ -5,7 +5,7 @@ import { type JetStreamManager, type ConsumerConfig, type StreamConfig, AckPolic
 import { DEFAULTS } from '@owrl/core';
 import { BusError, BusErrorCode } from './errors.js';
 import { ensureConsumer, ensureKvBucket, ensureStream, type KvBucketSpec } from './jsm-ensure.js';
-import { silentBusLogger, type BusLogger } from './logger.js';
+import { silentLogger, type Logger } from './logger.js';
 
 export const STREAM_TASKS = 'OWRL_TASKS';
 export const STREAM_TRAJ = 'OWRL_TRAJ';
@@ -124,7 +124,7 @@ export interface TopologyOptions {
   actorsTtlMs?: number;
   /** Storage of all streams; default file (memory is for throwaway tests only). */
   storage?: 'file' | 'memory';
-  logger?: BusLogger;
+  logger?: Logger;
 }
 
 /** The topology with every option filled in: what ensureTopology() converges the server to. */
@@ -272,7 +272,7 @@ export function dlqMoverConsumer(stream: string, consumer: string): ResolvedTopo
  */
 export async function ensureTopology(target: { jsm: JetStreamManager } | JetStreamManager, opts: TopologyOptions = {}): Promise<ResolvedTopology> {
   const jsm = 'jsm' in target ? target.jsm : target;
-  const log = (opts.logger ?? silentBusLogger).child({ component: 'topology' });
+  const log = (opts.logger ?? silentLogger).child({ component: 'topology' });
   const topo = resolveTopology(opts);
   await Promise.all(topo.streams.map((s) => ensureStream(jsm, s, log)));
   await Promise.all(topo.consumers.map((c) => ensureConsumer(jsm, c.stream, c.config, log)));

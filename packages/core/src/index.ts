@@ -7,3 +7,4 @@ export * from './defaults.js';
 export * from './errors.js';
 export * from './rng.js';
 export * from './env.js';
+export * from './logger.js';

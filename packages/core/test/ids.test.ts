@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { envInt, envBool, parseTrajectoryId, trajectoryId, groupKey, mulberry32, isInfrastructure } from '../src/index.js';
 
-test('trajectory ids round trip', () => {
+void test('trajectory ids round trip', () => {
   const k = { runId: 'demo-1', round: 12, group: 3, sample: 4, attempt: 1 };
   const id = trajectoryId(k);
   assert.equal(id, 'demo-1/12/3/4/1');
@@ -10,20 +10,20 @@ test('trajectory ids round trip', () => {
   assert.equal(groupKey(k), 'demo-1/12/3');
 });
 
-test('bad ids and run ids are refused with the value named', () => {
+void test('bad ids and run ids are refused with the value named', () => {
   assert.throws(() => parseTrajectoryId('a/1/2/3'), /"a\/1\/2\/3" is not run\/round\/group\/sample\/attempt/);
   assert.throws(() => parseTrajectoryId('a/1/x/3/0'), /not run\/round/);
   assert.throws(() => trajectoryId({ runId: 'has space', round: 0, group: 0, sample: 0, attempt: 0 }), /run id "has space"/);
 });
 
-test('env readers name the variable on bad input', () => {
+void test('env readers name the variable on bad input', () => {
   assert.equal(envInt('X', 5, {}), 5);
   assert.equal(envInt('X', 5, { X: '7' }), 7);
   assert.throws(() => envInt('OWRL_SLOTS', 5, { OWRL_SLOTS: 'four' }), /OWRL_SLOTS="four" is not an integer/);
   assert.throws(() => envBool('OWRL_RESUME', false, { OWRL_RESUME: 'maybe' }), /OWRL_RESUME="maybe" is not a boolean/);
 });
 
-test('seeded rng is reproducible and infrastructure classes are excluded', () => {
+void test('seeded rng is reproducible and infrastructure classes are excluded', () => {
   const a = mulberry32(42);
   const b = mulberry32(42);
   const xs = [a(), a(), a()];

@@ -31,6 +31,8 @@ export interface CandidateOptions {
   maxFields?: number;
   /** Most answer candidates; default 30. */
   maxAnswers?: number;
+  /** Offer every answer-like text, not only those near what the instruction names; default false. */
+  allAnswers?: boolean;
 }
 
 /** Response of the "finish" candidate (state tasks: the page state is what gets verified). */
@@ -133,17 +135,23 @@ export function buildCandidateSpecs(input: CandidateInput, opts: CandidateOption
   }
   if (input.step > 0) specs.push({ kind: 'back', label: 'go back', calls: [{ name: 'go_back', args: {} }] });
 
+  // Answers come from where the instruction points: when some answer-like texts sit in or next
+  // to what the instruction names (quoted phrases, else its content words), only those are
+  // offered. This keeps `done` from dominating an untrained policy on pages full of prices.
+  const drafts = viewportFirst(obs.texts).flatMap((t) => answersOf(t, instr.allTokens));
+  const want = instr.quotedTokens.length > 0 ? instr.quotedTokens : instr.allTokens;
+  const relevant = (a: AnswerDraft): boolean =>
+    want.length > 0 && Math.max(overlap(want, phraseTokens(a.context)), overlap(want, phraseTokens(a.source))) >= 0.5;
+  const pool = opts.allAnswers || !drafts.some(relevant) ? drafts : drafts.filter(relevant);
   const byAnswer = new Map<string, AnswerDraft>();
-  for (const t of viewportFirst(obs.texts)) {
-    for (const a of answersOf(t, instr.allTokens)) {
-      const key = normalize(a.text);
-      const prev = byAnswer.get(key);
-      // The same string in several places: keep the first, remember every context it sits in.
-      if (prev) {
-        if (!prev.context.includes(a.context)) prev.context = `${prev.context} | ${a.context}`;
-        if (prev.label === '' && a.label !== '') prev.label = a.label;
-      } else if (byAnswer.size < maxAnswers) byAnswer.set(key, { ...a });
-    }
+  for (const a of pool) {
+    const key = normalize(a.text);
+    const prev = byAnswer.get(key);
+    // The same string in several places: keep the first, remember every context it sits in.
+    if (prev) {
+      if (!prev.context.includes(a.context)) prev.context = `${prev.context} | ${a.context}`;
+      if (prev.label === '' && a.label !== '') prev.label = a.label;
+    } else if (byAnswer.size < maxAnswers) byAnswer.set(key, { ...a });
   }
   for (const a of byAnswer.values()) {
     specs.push({ kind: 'done', label: `done ${quote(a.text)}`, calls: [{ name: 'done', args: { response: a.text } }], answer: a });

@@ -55,7 +55,14 @@ const G = GENERIC_VALUE;
 export const STATE_GENERIC_VALUE = Number(process.env['OWRL_SG'] ?? 0);
 
 /** Value of the kind-agnostic match features (qn|*, qc|*, qt|*, ovq|*). */
-export const MATCH_VALUE = Number(process.env['OWRL_M'] ?? 1);
+export const MATCH_VALUE = Number(process.env['OWRL_M'] ?? 0.3);
+
+/** Instruction words that ask for an answer of each shape ("how much" → price, "sku" → code). */
+const SHAPE_WORDS: Record<string, readonly string[]> = {
+  price: ['price', 'cost', 'much', 'total', 'amount', 'pay'],
+  code: ['sku', 'code', 'id', 'model', 'part', 'reference', 'serial', 'number'],
+  number: ['number', 'many', 'count', 'quantity', 'stock', 'rating'],
+};
 
 /** Default hashed feature dimension (2^18). */
 export const DEFAULT_DIM = 1 << 18;
@@ -239,26 +246,22 @@ export function featurize(spec: CandidateSpec, ctx: FeatureContext, dim: number 
     const ctxText = normalize(el.context);
     const nameToks = phraseTokens(el.name).slice(0, 8);
     f.add(`role|${fk}|${el.role}`, G);
-    if (qn.some((q) => name.includes(q))) {
-      f.add(`qn|${fk}`);
-      f.add('qn|*', MATCH_VALUE);
-    }
-    if (qn.some((q) => name === q)) f.add(`qeq|${fk}`);
-    if (qn.some((q) => ctxText.includes(q))) {
-      f.add(`qc|${fk}`);
-      f.add('qc|*', MATCH_VALUE);
-    }
+    // Match features of the target: crossed with the keywords (a family learns its own use of
+    // them: "price" answers in place, "sku" clicks the product) plus a generic copy that carries
+    // "act on what the instruction names" to families that have not succeeded yet.
+    if (qn.some((q) => name.includes(q))) f.addX(`qn|${fk}`, 1, MATCH_VALUE);
+    if (qn.some((q) => name === q)) f.addX(`qeq|${fk}`, 1, MATCH_VALUE);
+    if (qn.some((q) => ctxText.includes(q))) f.addX(`qc|${fk}`, 1, MATCH_VALUE);
     const ovq = overlap(ctx.instr.quotedTokens, nameToks);
-    f.add(`ovq|${fk}`, ovq);
-    f.add('ovq|*', ovq * MATCH_VALUE);
-    f.add(`ovqb|${fk}|${bucket(ovq)}`);
+    f.addX(`ovq|${fk}`, ovq, MATCH_VALUE);
+    f.addX(`ovqb|${fk}|${bucket(ovq)}`, 1, G);
     f.add(`ovk|${fk}`, overlap(ctx.instr.keywords, nameToks));
     // Share of the element's own words that the instruction uses: "Blue Mug" for a quoted
     // "Blue Mug" and "Add to cart" for "Add ... to the cart" both score 1, so what is learned
     // clicking products transfers to clicking the right button.
     const ovin = overlap(nameToks, ctx.instr.allTokens);
-    f.add(`ovin|${fk}`, ovin);
-    f.add(`ovinb|${fk}|${bucket(ovin)}`);
+    f.addX(`ovin|${fk}`, ovin, MATCH_VALUE);
+    f.addX(`ovinb|${fk}|${bucket(ovin)}`, 1, G);
     for (const t of nameToks.slice(0, 6)) f.add(`nm|${fk}|${t}`, G);
     for (const k of kws) {
       f.add(`kwxr|${fk}|${k}|${el.role}`);
@@ -270,8 +273,8 @@ export function featurize(spec: CandidateSpec, ctx: FeatureContext, dim: number 
         f.add(`dest|${fk}|${dest}`, G);
         for (const k of kws) f.add(`destkw|${fk}|${dest}|${k}`);
         const h = stripHash(el.href);
-        if (h === ctx.url) f.add(`self|${fk}`);
-        else if (ctx.visited.has(h)) f.add(`visited|${fk}`);
+        if (h === ctx.url) f.addX(`self|${fk}`);
+        else if (ctx.visited.has(h)) f.addX(`visited|${fk}`);
       }
       const p = parsePrice(el.context);
       if (p !== undefined && ctx.clickPriceMin !== undefined) {
@@ -297,30 +300,26 @@ export function featurize(spec: CandidateSpec, ctx: FeatureContext, dim: number 
 
   const ans = spec.answer;
   if (ans) {
-    // Answers end the episode: every answer feature is crossed with the instruction keywords so
-    // that what question families learn ("answer the matching price") does not leak into command
-    // families ("add ... to the cart"), where answering early ends the episode with nothing done.
+    // Answers end the episode, so what one question family learns must not leak into others:
+    // answer features are crossed with the instruction keywords (plus a weak generic copy). The
+    // uncrossed exceptions are instruction-relative: the answer is of the kind asked for (a price
+    // for "price", a code or a "SKU:" label for "sku"), which transfers from one question to the next.
     const text = normalize(ans.text);
     const ctxText = normalize(ans.context);
     const shape = answerShape(ans.text);
     f.addX(`sh|${fk}|${shape}`);
     const labToks = phraseTokens(ans.label).slice(0, 4);
     for (const t of labToks) f.addX(`lab|${fk}|${t}`);
-    if (labToks.some((t) => kws.includes(t))) f.add(`labm|${fk}`);
+    const asked = labToks.some((t) => kws.includes(t)) || (SHAPE_WORDS[shape] ?? []).some((w) => kws.includes(w));
+    if (asked) f.add(`asked|${fk}`);
     f.addX(`tag|${fk}|${ans.tag.toLowerCase()}`);
-    // Kind-agnostic match features stay uncrossed: "act on what the instruction names" is right
-    // for every family, and it is how answering a price teaches clicking the named product.
-    if (qn.some((q) => text.includes(q))) {
-      f.addX(`qt|${fk}`);
-      f.add('qt|*', MATCH_VALUE);
-    }
+    if (qn.some((q) => text.includes(q))) f.addX(`qt|${fk}`);
     if (qn.some((q) => ctxText.includes(q))) {
       f.addX(`qc|${fk}`);
-      f.add('qc|*', MATCH_VALUE);
+      if (asked) f.add(`qcasked|${fk}`);
     }
     const ovq = overlap(ctx.instr.quotedTokens, phraseTokens(ans.context));
     f.addX(`ovq|${fk}`, ovq);
-    f.add('ovq|*', ovq * MATCH_VALUE);
     f.addX(`ovqb|${fk}|${bucket(ovq)}`);
     f.addX(`ovk|${fk}`, overlap(ctx.instr.keywords, contentTokens(ans.source)));
     if (shape === 'price' && ctx.answerPriceMin !== undefined) {

@@ -1,6 +1,6 @@
 // Plain names of wire enums (e.g. TerminationClass.ENV_ERROR <-> "ENV_ERROR"), read from the
 // generated descriptors so they never drift from the .proto files.
-import { TerminationClass, TerminationClassSchema } from './gen/owrl/v1/trajectory_pb.js';
+import { TerminationClassSchema, type TerminationClass } from './gen/owrl/v1/trajectory_pb.js';
 
 const PREFIX = 'TERMINATION_CLASS_';
 

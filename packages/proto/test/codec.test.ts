@@ -17,7 +17,7 @@ import {
   RunStateSchema,
 } from '../src/index.js';
 
-test('round trip keeps fields and stamps the schema version', () => {
+void test('round trip keeps fields and stamps the schema version', () => {
   const task = make(TaskSchema, { id: 'shop/price/0001', startUrl: 'http://127.0.0.1:1/shop/', instruction: 'What is the price of "X"?', difficulty: 1 });
   const req = make(RolloutRequestSchema, { runId: 'r1', round: 3n, group: 2, sample: 4, attempt: 1, trajectoryId: 'r1/3/2/4/1', task, maxSteps: 15 });
   const back = decode(RolloutRequestSchema, encode(RolloutRequestSchema, req));
@@ -28,7 +28,7 @@ test('round trip keeps fields and stamps the schema version', () => {
   assert.equal(back.task?.schemaVersion, SCHEMA_VERSION);
 });
 
-test('an unknown major schema version is rejected with a clear error', () => {
+void test('an unknown major schema version is rejected with a clear error', () => {
   const msg = make(RolloutRequestSchema, { runId: 'r1' });
   msg.schemaVersion = 2;
   const bytes = toBinary(RolloutRequestSchema, msg);
@@ -38,7 +38,7 @@ test('an unknown major schema version is rejected with a clear error', () => {
   );
 });
 
-test('a message without a schema version (0) is rejected', () => {
+void test('a message without a schema version (0) is rejected', () => {
   const bytes = toBinary(RolloutRequestSchema, make(RolloutRequestSchema, { runId: 'x' }));
   // make() stamps the version; a producer that never set it sends 0.
   const raw = make(RolloutRequestSchema, { runId: 'x' });
@@ -47,14 +47,14 @@ test('a message without a schema version (0) is rejected', () => {
   assert.throws(() => decode(RolloutRequestSchema, toBinary(RolloutRequestSchema, raw)), /schema_version is 0/);
 });
 
-test('garbage bytes are reported as undecodable, naming the type', () => {
+void test('garbage bytes are reported as undecodable, naming the type', () => {
   assert.throws(
     () => decode(TaskSchema, new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x0f])),
     (e: unknown) => isProtoError(e) && e.code === 'PROTO_UNDECODABLE' && e.typeName === 'owrl.v1.Task',
   );
 });
 
-test('termination class names follow the proto enum both ways', () => {
+void test('termination class names follow the proto enum both ways', () => {
   assert.equal(terminationClassName(TerminationClass.ENV_ERROR), 'ENV_ERROR');
   assert.equal(terminationClassName(TerminationClass.STEP_BUDGET_EXHAUSTED), 'STEP_BUDGET_EXHAUSTED');
   assert.equal(terminationClassName(undefined), 'UNSPECIFIED');
@@ -62,7 +62,7 @@ test('termination class names follow the proto enum both ways', () => {
   assert.throws(() => terminationClassFromName('NOPE'), /unknown termination class "NOPE"/);
 });
 
-test('the grpc definition of Learner has the paths and streaming flags of the proto', () => {
+void test('the grpc definition of Learner has the paths and streaming flags of the proto', () => {
   const def = grpcServiceDefinition(Learner);
   assert.equal(def['getRunState']?.path, '/owrl.v1.Learner/GetRunState');
   assert.equal(def['getRunState']?.responseStream, false);

@@ -1,60 +1,10 @@
-// Pure verifier logic of the bundled tasks: answer matching with normalisation (AnswerMatch) and
-// the cart spec that the shop's `/__owrl/verify` endpoint checks (SiteStateCheck spec_json).
-import type { AnswerMatch } from '@owrl/proto';
+// The cart spec of the bundled shop's tasks: what its `/__owrl/verify` endpoint checks
+// (SiteStateCheck spec_json). Answer matching (AnswerMatch) belongs to @owrl/judge-core.
 import { TaskError, TaskErrorCode } from './errors.js';
 
 export interface VerifyResult {
   ok: boolean;
   detail: string;
-}
-
-// A thousands separator: comma, apostrophe or a (thin/no-break) space between a digit and a group
-// of exactly three digits that is not followed by a further digit.
-const THOUSANDS = /(\d)[,'\u2019\u00a0\u202f\u2009 ](?=\d{3}(?!\d))/g;
-const CURRENCY = /\p{Sc}/gu;
-const WRAPPING_QUOTES = /^["'`\u201c\u201d\u2018\u2019]+|["'`\u201c\u201d\u2018\u2019]+$/gu;
-const TRAILING_PUNCT = /[.!?,;:\u2026]+$/u;
-const NUMBER = /^[-+]?\d+(?:\.\d+)?$/;
-
-/**
- * Canonical form used when `AnswerMatch.normalize` is set: NFKC, lower case, currency signs and
- * thousands separators dropped, whitespace removed, wrapping quotes and trailing punctuation
- * stripped. `" $1,249.50. "` → `"1249.50"`, `"Blue  Ceramic Mug"` → `"blueceramicmug"`.
- */
-export function normalizeAnswer(s: string): string {
-  let t = s.normalize('NFKC').toLowerCase().replace(CURRENCY, '');
-  t = t.replace(THOUSANDS, '$1').replace(/\s+/gu, '');
-  for (;;) {
-    const next = t.replace(WRAPPING_QUOTES, '').replace(TRAILING_PUNCT, '');
-    if (next === t) return t;
-    t = next;
-  }
-}
-
-function sameAnswer(a: string, b: string, normalized: boolean): boolean {
-  if (a === b) return true;
-  // "12.5" and "12.50" are the same price.
-  return normalized && NUMBER.test(a) && NUMBER.test(b) && Number(a) === Number(b);
-}
-
-/**
- * Checks a `done()` answer against an AnswerMatch: equality with one accepted string, or
- * occurrence inside the answer when `contains` is set; after {@link normalizeAnswer} on both sides
- * when `normalize` is set (otherwise only surrounding whitespace is ignored). No accepted strings
- * → not ok.
- */
-export function matchAnswer(answer: string, spec: Pick<AnswerMatch, 'accepted' | 'normalize' | 'contains'>): VerifyResult {
-  const accepted = spec.accepted.filter((a) => a.trim().length > 0);
-  if (accepted.length === 0) return { ok: false, detail: 'the verifier has no accepted answers' };
-  const prep = spec.normalize ? normalizeAnswer : (s: string): string => s.trim();
-  const got = prep(answer);
-  for (const a of accepted) {
-    const want = prep(a);
-    const ok = spec.contains ? want.length > 0 && got.includes(want) : sameAnswer(got, want, spec.normalize);
-    if (ok) return { ok: true, detail: `answer ${JSON.stringify(answer)} matches ${JSON.stringify(a)}` };
-  }
-  const list = accepted.map((a) => JSON.stringify(a)).join(', ');
-  return { ok: false, detail: `answer ${JSON.stringify(answer)} matches none of ${list}` };
 }
 
 /** Expected cart of a SiteStateCheck: product id → quantity; `exact` forbids any other line. */

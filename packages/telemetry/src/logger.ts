@@ -1,23 +1,9 @@
 // Logger interface injected into every constructor, and its pino binding (only mains call
 // createLogger). Secrets are redacted; fields, not sentences.
+import type { Logger } from '@owrl/core';
 import { pino } from 'pino';
 
-export interface Logger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-  child(bindings: Record<string, unknown>): Logger;
-}
-
-/** A logger that drops everything (library default when none is injected). */
-export const silentLogger: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  child: () => silentLogger,
-};
+export { silentLogger, type Logger } from '@owrl/core';
 
 const REDACT = ['token', 'password', 'secret', 'authorization', '*.token', '*.password', '*.secret', '*.authorization', 'headers.authorization'];
 

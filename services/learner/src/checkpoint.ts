@@ -4,18 +4,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fromJson, RunCountersSchema, RoundSummarySchema, toJson, type RoundSummary, type RunCounters } from '@owrl/proto';
 import type { PointerModel } from '@owrl/policy';
-import type { GrpoTrainer } from '@owrl/rl';
+import { Adam } from '@owrl/rl';
 
 export interface CheckpointData {
   nextRound: number;
   policyVersion: number;
   model: PointerModel;
-  trainer: GrpoTrainer;
+  optimizer: Adam;
   counters: RunCounters;
   rounds: RoundSummary[];
 }
 
 export interface RestoredCheckpoint {
+  weights: Float32Array;
+  temperature: number;
+  optimizer: Adam;
   nextRound: number;
   policyVersion: number;
   counters: RunCounters;
@@ -28,7 +31,7 @@ interface Manifest {
   policyVersion: number;
   dim: number;
   temperature: number;
-  optimizer: unknown;
+  optimizerFile: string;
   counters: unknown;
   rounds: unknown[];
   savedAtMs: number;
@@ -47,36 +50,42 @@ export class CheckpointStore {
 
   save(c: CheckpointData): void {
     const weightsFile = path.join(this.dir, `weights-r${c.nextRound}.bin`);
+    const optimizerFile = path.join(this.dir, `adam-r${c.nextRound}.bin`);
     const w = c.model.weights;
     writeAtomic(weightsFile, new Uint8Array(w.buffer, w.byteOffset, w.byteLength));
+    writeAtomic(optimizerFile, c.optimizer.toBytes());
     const manifest: Manifest = {
       format: 1,
       nextRound: c.nextRound,
       policyVersion: c.policyVersion,
       dim: c.model.dim,
       temperature: c.model.temperature,
-      optimizer: c.trainer.exportState(),
+      optimizerFile: path.basename(optimizerFile),
       counters: toJson(RunCountersSchema, c.counters),
       rounds: c.rounds.map((r) => toJson(RoundSummarySchema, r)),
       savedAtMs: Date.now(),
     };
     writeAtomic(path.join(this.dir, 'checkpoint.json'), JSON.stringify({ ...manifest, weightsFile: path.basename(weightsFile) }));
+    const keep = new Set([path.basename(weightsFile), path.basename(optimizerFile)]);
     for (const f of fs.readdirSync(this.dir)) {
-      if (/^weights-r\d+\.bin$/.test(f) && f !== path.basename(weightsFile)) fs.rmSync(path.join(this.dir, f), { force: true });
+      if (/^(weights|adam)-r\d+\.bin$/.test(f) && !keep.has(f)) fs.rmSync(path.join(this.dir, f), { force: true });
     }
   }
 
-  /** Restores model and optimizer in place; null when there is no checkpoint. */
-  load(model: PointerModel, trainer: GrpoTrainer): RestoredCheckpoint | null {
+  /** The last checkpoint of this run, or null when there is none. */
+  load(dim: number): RestoredCheckpoint | null {
     const file = path.join(this.dir, 'checkpoint.json');
     if (!fs.existsSync(file)) return null;
     const m = JSON.parse(fs.readFileSync(file, 'utf8')) as Manifest & { weightsFile: string };
     if (m.format !== 1) throw new Error(`checkpoint ${file}: unknown format ${String(m.format)}`);
-    if (m.dim !== model.dim) throw new Error(`checkpoint ${file}: feature dimension ${m.dim} differs from the model's ${model.dim}`);
+    if (m.dim !== dim) throw new Error(`checkpoint ${file}: feature dimension ${m.dim} differs from the model's ${dim}`);
     const buf = fs.readFileSync(path.join(this.dir, m.weightsFile));
-    model.weights.set(new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4));
-    trainer.importState(m.optimizer);
+    const weights = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+    if (weights.length !== dim) throw new Error(`checkpoint ${file}: ${m.weightsFile} holds ${weights.length} weights, expected ${dim}`);
     return {
+      weights,
+      temperature: m.temperature,
+      optimizer: Adam.fromBytes(new Uint8Array(fs.readFileSync(path.join(this.dir, m.optimizerFile)))),
       nextRound: m.nextRound,
       policyVersion: m.policyVersion,
       counters: fromJson(RunCountersSchema, m.counters as never),

@@ -21,11 +21,11 @@ import {
 } from '@owrl/proto';
 import { CONSUMER_LEARNER, STREAM_SCORED, taskSubject, type Bus, type Delivery, type WeightsPointer, type Blacklist } from '@owrl/bus';
 import { exportOnnx, POLICY_KIND, type PointerModel } from '@owrl/policy';
-import { Curriculum, groupAdvantages, groupFate, type GrpoTrainer, type TrainingGroup } from '@owrl/rl';
+import { Curriculum, groupAdvantages, groupFate, type GrpoTrainer, type GroupLike } from '@owrl/rl';
 import { withSession } from '@owrl/tasks';
 import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
-import type { CheckpointStore } from './checkpoint.js';
+import type { CheckpointStore, RestoredCheckpoint } from './checkpoint.js';
 import type { LearnerConfig } from './config.js';
 import type { LearnerMetrics } from './metrics.js';
 import { RoundLedger, type GroupState } from './round-ledger.js';
@@ -44,6 +44,8 @@ export interface LearnerDeps {
   weights: WeightsPointer;
   blacklist: Blacklist;
   checkpoints: CheckpointStore;
+  /** Checkpoint the model and optimizer were restored from (OWRL_RESUME). */
+  restored: RestoredCheckpoint | null;
   metrics: LearnerMetrics;
   logger: Logger;
 }
@@ -122,7 +124,7 @@ export class Learner implements LearnerControl {
   // --- loop ---
   async run(): Promise<void> {
     const { config, bus, store, logger } = this.d;
-    const restored = this.d.config.resume ? this.d.checkpoints.load(this.d.model, this.d.trainer) : null;
+    const restored = this.d.restored;
     if (restored) {
       this.startRound = restored.nextRound;
       this.policyVersion = restored.policyVersion;
@@ -318,11 +320,12 @@ export class Learner implements LearnerControl {
     }
 
     // Dynamic sampling and advantages.
-    const trainGroups: TrainingGroup[] = [];
+    const trainGroups: GroupLike[] = [];
     for (const g of ledger.groups.values()) {
       if (g.fate === 'abandoned') continue;
       if (!g.samples.every((s) => s.status === 'done')) continue;
-      g.fate = groupFate(g.rewards);
+      const fate = groupFate(g.rewards);
+      g.fate = fate === 'dropped_all_equal' ? 'dropped_all_zero' : fate;
       if (g.fate === 'kept') {
         g.advantages = groupAdvantages(g.rewards);
         summary.groupsKept += 1;
@@ -336,9 +339,12 @@ export class Learner implements LearnerControl {
       else if (g.fate === 'dropped_all_one') summary.groupsDroppedAllOne += 1;
       metrics.groups.inc({ fate: g.fate });
     }
-    let stats = { loss: 0, clipFraction: 0 };
+    const stats = { loss: 0, clipFraction: 0 };
     if (trainGroups.length > 0) {
-      stats = this.d.trainer.update(trainGroups);
+      const u = this.d.trainer.update(trainGroups);
+      const last = u.epochs[u.epochs.length - 1];
+      stats.loss = last?.loss ?? 0;
+      stats.clipFraction = last?.clipFraction ?? 0;
       this.policyVersion += 1;
       await this.publishPolicy(this.policyVersion);
       c().updates += 1n;
@@ -367,7 +373,7 @@ export class Learner implements LearnerControl {
       nextRound: round + 1,
       policyVersion: this.policyVersion,
       model: this.d.model,
-      trainer: this.d.trainer,
+      optimizer: this.d.trainer.optimizer,
       counters: store.mutable.counters!,
       rounds: store.mutable.rounds,
     });

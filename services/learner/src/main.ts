@@ -1,8 +1,8 @@
 // Learner process: wires config, NATS, the artifact server, gRPC, metrics and the training loop.
 import path from 'node:path';
 import { connectBus, ensureTopology, WeightsPointer, Blacklist } from '@owrl/bus';
-import { initialModel } from '@owrl/policy';
-import { GrpoTrainer } from '@owrl/rl';
+import { DEFAULT_DIM, initialModel } from '@owrl/policy';
+import { Adam, GrpoTrainer } from '@owrl/rl';
 import { createLogger, createRegistry, startMetricsServer } from '@owrl/telemetry';
 import { ArtifactServer } from './artifact-server.js';
 import { CheckpointStore } from './checkpoint.js';
@@ -30,13 +30,12 @@ async function main(): Promise<void> {
   const tasks = await loadTasks(config);
   logger.info({ tasks: tasks.length, levels: [...new Set(tasks.map((t) => t.difficulty))].sort() }, 'task pool loaded');
   const scheduler = new TaskScheduler(tasks, { seed: config.seed });
-  const model = initialModel({ temperature: config.temperature });
-  const trainer = new GrpoTrainer(model, {
-    epochs: config.ppoEpochs,
-    clipLow: config.clipLow,
-    clipHigh: config.clipHigh,
-    ...(config.learningRate > 0 ? { learningRate: config.learningRate } : {}),
-  });
+  const checkpoints = new CheckpointStore(path.join(runDir, 'checkpoint'));
+  const model = initialModel({ dim: DEFAULT_DIM, temperature: config.temperature });
+  const restored = config.resume ? checkpoints.load(model.dim) : null;
+  if (restored) model.weights.set(restored.weights);
+  const optimizer = restored?.optimizer ?? new Adam(model.dim, config.learningRate > 0 ? { lr: config.learningRate } : {});
+  const trainer = new GrpoTrainer(model, optimizer, { epochs: config.ppoEpochs, clipLow: config.clipLow, clipHigh: config.clipHigh });
   const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost });
   const artifactUrl = await artifacts.start();
 
@@ -50,7 +49,8 @@ async function main(): Promise<void> {
     artifacts,
     weights,
     blacklist,
-    checkpoints: new CheckpointStore(path.join(runDir, 'checkpoint')),
+    checkpoints,
+    restored,
     metrics,
     logger,
   });

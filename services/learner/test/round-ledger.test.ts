@@ -14,7 +14,7 @@ function scored(id: string, reward: number | null, excludedReason = '') {
   });
 }
 
-test('a group completes when every sample is trainable, duplicates and strangers are ignored', () => {
+void test('a group completes when every sample is trainable, duplicates and strangers are ignored', () => {
   const l = new RoundLedger('run', 4, 3);
   const ids = l.addGroup(0, task, 3);
   assert.deepEqual(ids, ['run/4/0/0/0', 'run/4/0/1/0', 'run/4/0/2/0']);
@@ -32,7 +32,7 @@ test('a group completes when every sample is trainable, duplicates and strangers
   assert.equal(l.completeGroups().length, 1);
 });
 
-test('an excluded rollout is re-dispatched with the next attempt until attempts run out', () => {
+void test('an excluded rollout is re-dispatched with the next attempt until attempts run out', () => {
   const l = new RoundLedger('run', 0, 2);
   const ids = l.addGroup(0, task, 2);
   const ex = l.ingest(scored(ids[1]!, null, 'env_error:connection_reset'));
@@ -49,7 +49,7 @@ test('an excluded rollout is re-dispatched with the next attempt until attempts 
   assert.deepEqual(l.groups.get(0)?.samples[1]?.excludedReasons, ['env_error:connection_reset', 'sandbox_error:browser_crash']);
 });
 
-test('a round timeout abandons what is still in flight', () => {
+void test('a round timeout abandons what is still in flight', () => {
   const l = new RoundLedger('run', 0, 3);
   l.addGroup(0, task, 2);
   l.addGroup(1, task, 2);

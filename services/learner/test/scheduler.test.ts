@@ -5,7 +5,7 @@ import { TaskScheduler } from '../src/scheduler.js';
 
 const mk = (id: string, difficulty: number, host = '127.0.0.1:8400') => make(TaskSchema, { id, difficulty, startUrl: `http://${host}/shop/`, instruction: id });
 
-test('only the first levels are open until the easier ones are mastered', () => {
+void test('only the first levels are open until the easier ones are mastered', () => {
   const tasks = [mk('a', 1), mk('b', 2), mk('c', 3), mk('d', 4)];
   const s = new TaskScheduler(tasks, { initialLevels: 2, unlockAt: 0.5 });
   assert.deepEqual(s.openLevels(), [1, 2]);
@@ -16,7 +16,7 @@ test('only the first levels are open until the easier ones are mastered', () => 
   assert.deepEqual(s.openLevels(), [1, 2, 3]);
 });
 
-test('blacklisted hosts are never picked', () => {
+void test('blacklisted hosts are never picked', () => {
   const tasks = [mk('a', 1, 'good:1'), mk('b', 1, 'bad:1')];
   const s = new TaskScheduler(tasks);
   const picked = s.pick(10, (h) => h === 'bad:1');
@@ -25,7 +25,7 @@ test('blacklisted hosts are never picked', () => {
   assert.deepEqual(s.pick(3, () => true), []);
 });
 
-test('tasks with a mixed recent record are favoured', () => {
+void test('tasks with a mixed recent record are favoured', () => {
   const tasks = [mk('mixed', 1), mk('solved', 1), mk('hopeless', 1)];
   const s = new TaskScheduler(tasks, { seed: 3, informativeWeight: 8 });
   for (let i = 0; i < 4; i++) {

@@ -4,13 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { grpcServiceDefinition, health, Learner, make, ListGroupsResponseSchema, RunPhase, type RunState } from '@owrl/proto';
+import { GetRunStateRequestSchema, GetTrajectoryRequestSchema, grpcServiceDefinition, health, Learner, make, ListGroupsResponseSchema, PauseRunRequestSchema, RunPhase, type RunState } from '@owrl/proto';
 import { silentLogger } from '@owrl/telemetry';
 import { ArtifactServer } from '../src/artifact-server.js';
 import { LearnerGrpcServer, type LearnerControl } from '../src/grpc-server.js';
 import { RunStateStore } from '../src/run-state-store.js';
 
-test('artifacts are served whole and by byte range with their sha256', async () => {
+void test('artifacts are served whole and by byte range with their sha256', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-art-'));
   const srv = new ArtifactServer(dir, { port: 0, host: '127.0.0.1' });
   await srv.start();
@@ -35,7 +35,7 @@ test('artifacts are served whole and by byte range with their sha256', async () 
 
 type Cb<T> = (e: grpc.ServiceError | null, r: T) => void;
 
-test('gRPC: GetRunState over a socket, health, and control calls need the token', async () => {
+void test('gRPC: GetRunState over a socket, health, and control calls need the token', async () => {
   const store = new RunStateStore('run-x', 10, 'sync');
   let paused = '';
   const control: LearnerControl = {
@@ -59,7 +59,7 @@ test('gRPC: GetRunState over a socket, health, and control calls need the token'
       s.round = 4n;
       s.phase = RunPhase.RUNNING;
     });
-    const s = await call<RunState>('getRunState', {});
+    const s = await call<RunState>('getRunState', make(GetRunStateRequestSchema, {}));
     assert.equal(s.runId, 'run-x');
     assert.equal(s.round, 4n);
     assert.equal(s.resourceVersion, 1n);
@@ -69,12 +69,12 @@ test('gRPC: GetRunState over a socket, health, and control calls need the token'
     server.setServing(true);
     assert.equal(await status(), health.HealthCheckResponse_ServingStatus.SERVING);
 
-    await assert.rejects(call('pauseRun', { reason: 'x' }), (e: grpc.ServiceError) => e.code === grpc.status.UNAUTHENTICATED);
+    await assert.rejects(call('pauseRun', make(PauseRunRequestSchema, { reason: 'x' })), (e: grpc.ServiceError) => e.code === grpc.status.UNAUTHENTICATED);
     const md = new grpc.Metadata();
     md.set('authorization', 'Bearer s3cret');
-    await call('pauseRun', { reason: 'maintenance' }, md);
+    await call('pauseRun', make(PauseRunRequestSchema, { reason: 'maintenance' }), md);
     assert.equal(paused, 'maintenance');
-    await assert.rejects(call('getTrajectory', { trajectoryId: 'nope' }), (e: grpc.ServiceError) => e.code === grpc.status.NOT_FOUND && /"nope"/.test(e.details));
+    await assert.rejects(call('getTrajectory', make(GetTrajectoryRequestSchema, { trajectoryId: 'nope' })), (e: grpc.ServiceError) => e.code === grpc.status.NOT_FOUND && /"nope"/.test(e.details));
   } finally {
     (c as unknown as grpc.Client).close();
     (h as unknown as grpc.Client).close();

@@ -3,26 +3,11 @@
 // listening, and shuts down on SIGTERM/SIGINT.
 import { envInt, envNumber, envString } from '@owrl/core';
 import { DEFAULT_CATALOG_SEED } from '@owrl/tasks';
-import type { SitesLogger } from './logger.js';
+import { createLogger } from '@owrl/telemetry';
 import { startSitesServer } from './server.js';
 
-function jsonLogger(base: Record<string, unknown>): SitesLogger {
-  const write = (level: string, obj: object, msg?: string): void => {
-    const o = obj as Record<string, unknown>;
-    const err = o['err'] instanceof Error ? { err: { name: o['err'].name, message: o['err'].message, stack: o['err'].stack } } : {};
-    process.stdout.write(`${JSON.stringify({ level, time: new Date().toISOString(), ...base, ...o, ...err, msg })}\n`);
-  };
-  const debugOn = (process.env['OWRL_LOG_LEVEL'] ?? 'info') === 'debug';
-  return {
-    debug: (obj, msg) => (debugOn ? write('debug', obj, msg) : undefined),
-    info: (obj, msg) => write('info', obj, msg),
-    warn: (obj, msg) => write('warn', obj, msg),
-    error: (obj, msg) => write('error', obj, msg),
-  };
-}
-
 async function main(): Promise<void> {
-  const log = jsonLogger({ service: 'sites', pid: process.pid });
+  const log = createLogger('sites');
   const port = envInt('OWRL_SITES_PORT', 8400, process.env, 0);
   const host = envString('OWRL_SITES_HOST', '127.0.0.1');
   const seed = envNumber('OWRL_SITES_SEED', DEFAULT_CATALOG_SEED, process.env, { integer: true });

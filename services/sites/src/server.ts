@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { buildShopCatalog, DEFAULT_CATALOG_SEED, isValidSessionId, SESSION_COOKIE, SESSION_PARAM, type ShopCatalog } from '@owrl/tasks';
 import { SitesError, SitesErrorCode } from './errors.js';
 import { parseCookies, redirect, sendJson, sendText } from './http-util.js';
-import { silentSitesLogger, type SitesLogger } from './logger.js';
+import { silentLogger, type Logger } from './logger.js';
 import { handleOwrlApi } from './owrl-api.js';
 import { DEFAULT_MAX_SESSIONS, SessionStore, type SessionState } from './session-store.js';
 import { handleShop } from './shop/shop-routes.js';
@@ -18,7 +18,7 @@ export interface SitesServerOptions {
   host?: string;
   /** Catalog seed; tasks generated for this server must use the same. Default 1. */
   seed?: number;
-  logger?: SitesLogger;
+  logger?: Logger;
   /** Sessions kept before the least recently used is dropped. Default 10 000. */
   maxSessions?: number;
 }
@@ -58,7 +58,7 @@ export async function startSitesServer(opts: SitesServerOptions): Promise<SitesS
     throw new SitesError(SitesErrorCode.BadOption, `port ${String(opts.port)} must be an integer from 0 to 65535`);
   }
   if (!Number.isInteger(seed)) throw new SitesError(SitesErrorCode.BadOption, `seed ${String(seed)} must be an integer`);
-  const log = opts.logger ?? silentSitesLogger;
+  const log = opts.logger ?? silentLogger;
   const catalog = buildShopCatalog(seed);
   const sessions = new SessionStore(opts.maxSessions ?? DEFAULT_MAX_SESSIONS);
   let origin = '';
