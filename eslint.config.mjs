@@ -3,6 +3,7 @@
 // package's internals, and there are no import cycles.
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 const services = ['actor', 'judge', 'learner', 'sites', 'cli'];
 
@@ -15,6 +16,13 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
+    // The TypeScript resolver follows `./x.js` specifiers to `./x.ts` and workspace packages to
+    // their sources, so import-x/no-cycle sees the real graph.
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ alwaysTryTypes: true, project: 'tsconfig.json', noWarnOnMultipleProjects: true })],
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],

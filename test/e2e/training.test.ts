@@ -82,12 +82,12 @@ void test('a short training run across processes advances the policy and loses n
   const terminations = Object.values(result.state.terminations).reduce((a, b) => a + b, 0);
   assert.equal(terminations, c['scoredIngested']);
 
-  // Bus accounting: one trajectory and one scored trajectory per dispatched rollout, no task left, nothing dead-lettered.
+  // Bus accounting (the server is this test's own, so whole streams are this run): one trajectory and one scored trajectory per dispatched rollout, no task left, nothing dead-lettered.
   const nc = await connect({ servers: nats.url });
   try {
     const jsm = await jetstreamManager(nc);
-    const traj = await jsm.streams.info('OWRL_TRAJ', { subjects_filter: `owrl.traj.${runId}` });
-    const scored = await jsm.streams.info('OWRL_SCORED', { subjects_filter: `owrl.scored.${runId}` });
+    const traj = await jsm.streams.info('OWRL_TRAJ');
+    const scored = await jsm.streams.info('OWRL_SCORED');
     const tasks = await jsm.streams.info('OWRL_TASKS');
     const dlq = await jsm.streams.info('OWRL_DLQ');
     assert.equal(traj.state.messages, c['dispatched'], 'trajectories published = dispatched');

@@ -1,33 +1,38 @@
 // Hashed sparse features of candidate actions for the pointer policy.
 //
-// Every feature is a string hashed with FNV-1a into [0, dim); values are 1 or a bounded real in
-// [0, 1]; duplicates are summed; indices come out sorted. Feature kinds ("fk") split `done` into
-// `ans` (answer with a page string) and `fin` (finish, for state tasks).
+// Every feature is a string hashed with FNV-1a into [0, dim); duplicates are summed; indices come
+// out sorted. Feature kinds ("fk") split `done` into `ans` (answer with a page string) and `fin`
+// (finish, for state tasks). Values are 1 or a bounded real in [0, 1], scaled by a tier:
 //
-// Generic features, shared across tasks so that what is learned on one task transfers:
-//   b|fk                      action-kind bias
-//   kw|fk|kw                  kind × instruction keyword (task-type prior: "price" → answer)
-//   st|fk|s, left|fk|l        kind × step bucket, × steps-left bucket
-//   pg|fk|p, pgkw|fk|p|kw     kind × page type (first URL path segments), × keyword
-//   qp|fk, qpkw|fk|kw         the page title / heading contains a quoted phrase (we are on "its" page)
-//   eff|fk|e, lastk|fk|k      kind × last effect kind, × kind of the previous action
-//   rep|fk                    the same calls were already made on the same URL ("already did this")
-//   numset|fk                 a text field already holds an instruction number
-//   stat|fk|w                 words of short page texts that share a token with the keywords
-//                             (e.g. a visible "Added to cart" for "Add ... to the cart")
-//   qn|fk qeq|fk qc|fk qt|fk  exact quoted-phrase match in name / equal name / context / text,
-//   qn|* qc|* qt|*            also kind-agnostic so a match learned for answers helps clicks
-//   ovq|fk, ovqb|fk|b         fraction of quoted-phrase tokens in the target's name (real, bucket)
-//   ovk|fk                    fraction of keywords in the target's name or text (real)
-//   kwxn|fk|kw|t, kwxr|fk|kw|r  keyword × element-name token / role ("cart" × "add to cart")
-//   nm|fk|t, role|fk|r        element-name tokens and role
-//   dest|fk|p, destkw|fk|p|kw link destination page type (× keyword), visited / self links
-//   pmin|fk|kw, pmax|fk|kw    the target's card holds the lowest / highest price on the page × keyword
-//   sh|ans|s, shkw|ans|s|kw   answer shape (price, code, number, short, long) × keyword ("sku" → code)
-//   lab|ans|t, labm|ans       "Label: value" texts: label tokens, label token is an instruction keyword
-//   wq|fk / wn|fk             write a quoted phrase / an instruction number
-//   wf|fk|ptype|t, wt|fk|ptype|type, wkw|fk|kw|t  phrase type × field-name token / input type, keyword × field token
-//   wval|fk, wvalne|fk        the field already holds the phrase / holds something else
+// With Adam every weight moves at about the same rate, so a feature's value is its effective
+// learning-rate multiplier. The tiers below were tuned on the fake shop of packages/rl/test (8
+// families, fresh random catalog per task): without them, what the easiest family learns first
+// ("answer the price at once") swamps the others, whose groups then all fail and stop training.
+//   • crossed (×1): a copy of the feature per instruction keyword ("price", "sku", "add", "cart",
+//     "search", "cheapest", "#num" ...), so each task type learns its own use of it;
+//   • generic copy: the same feature without keyword, at GENERIC_VALUE (0.2) for answer details,
+//     MATCH_VALUE (0.3) for "the target is what the instruction names", 0 for step context;
+//   • uncrossed instruction-relative features (×1) that mean the same in every task.
+//
+// Step context (crossed, no generic copy):
+//   b|fk  st|fk|step  left|fk|steps-left  pg|fk|page-type (first two URL path segments)
+//   qp|fk (title/heading shows a quoted phrase: "on its page")  eff|fk|last-effect-kind
+//   lastk|fk|previous-action-kind  numset|fk (a field holds the instruction's number)
+// Uncrossed: rep|fk (same calls already made on this URL), stat|fk|w (words of short page texts
+//   sharing a keyword, e.g. "Added 1 × Mug to the cart." for "Add ... to the cart").
+// Click / write targets: qn|fk qeq|fk qc|fk (quoted phrase in name / equal to name / in card
+//   context), ovq|fk (share of quoted tokens in the name), ovin|fk (share of the name's words the
+//   instruction uses: 1 for the named product and for "Add to cart") — crossed + MATCH_VALUE copy;
+//   ovk|fk (share of keywords in the name); kwxn|fk|kw|token and kwxr|fk|kw|role crosses; nm, role,
+//   dest (link destination page type, G) and destkw|fk|page|kw; self / visited links (crossed);
+//   pmin / pmax / pmid (the card holds the lowest / highest price on the page; G + crossed).
+// Writes: wq / wn (quoted phrase / number), wf|fk|type|field-token, wt|fk|type|input-type (G);
+//   wkw|fk|kw|field-token ("search" × "search products"); wval (field already holds it), wvalne.
+// Answers: sh (shape: price, code, number, short, long), lab (label of "Label: value"), tag, qt
+//   (text contains a quoted phrase), qc (context does), ovq, ovqb, ovk, pmin/pmax — crossed + G
+//   copy; uncrossed: asked|ans (the answer is of the kind asked: a price for "price", a code or a
+//   "SKU:" label for "sku") and qcasked|ans (and it sits next to the named thing).
+// Finish: finlast|kw and finlastov (the previous step's reasoning mentions the keywords).
 import { fnv1a, type ElementInfo, type HistoryEntry, type Observation, type ToolCallSpec } from '@owrl/core';
 import {
   answerShape,
@@ -49,13 +54,13 @@ import {
  * keeping these small lets instruction-conditioned crosses decide, and stops what one task
  * family learns (e.g. "answer at once" from price questions) from swamping the others.
  */
-export const GENERIC_VALUE = Number(process.env["OWRL_G"] ?? 0.2);
+export const GENERIC_VALUE = 0.2;
 const G = GENERIC_VALUE;
 /** Value of the uncrossed copy of step-context features (kind × step, page, last effect...). */
-export const STATE_GENERIC_VALUE = Number(process.env['OWRL_SG'] ?? 0);
+export const STATE_GENERIC_VALUE = 0;
 
 /** Value of the kind-agnostic match features (qn|*, qc|*, qt|*, ovq|*). */
-export const MATCH_VALUE = Number(process.env['OWRL_M'] ?? 0.3);
+export const MATCH_VALUE = 0.3;
 
 /** Instruction words that ask for an answer of each shape ("how much" → price, "sku" → code). */
 const SHAPE_WORDS: Record<string, readonly string[]> = {
@@ -154,7 +159,7 @@ export function buildFeatureContext(input: FeatureInput, specs: readonly Candida
   const statusWords = new Set<string>();
   for (const t of obs.texts) {
     const ws = words(t.text);
-    if (ws.length === 0 || ws.length > 5) continue;
+    if (ws.length === 0 || ws.length > 12) continue;
     if (!ws.some((w) => kw.has(stem(w)))) continue;
     for (const w of ws) statusWords.add(w);
   }

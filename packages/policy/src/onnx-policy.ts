@@ -94,7 +94,11 @@ export class OnnxPointerPolicy implements Policy {
     return new OnnxPointerPolicy(session, BigInt(opts.version), dim, temperature, mulberry32(seed), { ...opts.candidates, dim });
   }
 
-  async decide(input: PolicyInput, signal?: AbortSignal): Promise<PolicyDecision> {
+  /**
+   * Decides one step. `rng` overrides the policy's own sampler (the actor passes one seeded per
+   * rollout, so an episode's samples are reproducible whatever else the process runs).
+   */
+  async decide(input: PolicyInput, signal?: AbortSignal, rng: Rng = this.rng): Promise<PolicyDecision> {
     if (this.released) throw new PolicyError(PolicyErrorCode.Released, 'policy was released');
     if (signal?.aborted) throw new PolicyError(PolicyErrorCode.Aborted, 'policy step aborted', { cause: signal.reason });
     const candidates = buildCandidates(input, this.candidateOptions);
@@ -107,7 +111,7 @@ export class OnnxPointerPolicy implements Policy {
       throw new PolicyError(PolicyErrorCode.InferenceFailed, `pointer policy inference failed: ${(cause as Error).message}`, { cause });
     }
     if (signal?.aborted) throw new PolicyError(PolicyErrorCode.Aborted, 'policy step aborted', { cause: signal.reason });
-    const chosen = sampleIndex(logProbs, this.rng);
+    const chosen = sampleIndex(logProbs, rng);
     const picked = candidates[chosen];
     if (!picked) throw new PolicyError(PolicyErrorCode.NoCandidates, 'no candidate actions for this observation');
     const logprob = logProbs[chosen] ?? -Infinity;

@@ -1,10 +1,12 @@
 // Prints a GRPO learning curve on the fake shop (a tuning tool, not a test):
-//   node packages/rl/dist/test/learning-curve.js [families,...|all] [rounds] [seed] [lr] [temperature] [maxSteps]
+//   node packages/rl/dist/test/learning-curve.js <families,...|all> [rounds] [seed] [lr] [temperature] [maxSteps]
+// Without arguments it does nothing (node --test on the folder runs every file in it).
 import { DEFAULT_DIM, initialModel } from '@owrl/policy';
 import { Adam, GrpoTrainer } from '../src/index.js';
 import { FAMILIES, type Family } from './fake-shop.js';
 import { evaluate, runRound } from './learning.js';
 
+if (process.argv.length < 3) process.exit(0);
 const [famArg = 'price,sku,add_to_cart', roundsArg = '30', seedArg = '1', lrArg = '0.05', tArg = '1', msArg = '15'] = process.argv.slice(2);
 const families = (famArg === 'all' ? FAMILIES : famArg.split(',')) as Family[];
 const model = initialModel({ dim: DEFAULT_DIM, temperature: Number(tArg) });

@@ -2,6 +2,7 @@
 // browser context with the current policy, publishes the trajectory and only then acks. Holds no
 // state that must survive it: a crash leaves the request un-acked, and JetStream redelivers it.
 import type { BrowserPool } from '@owrl/browser-env';
+import { mulberry32 } from '@owrl/core';
 import { RolloutRequestSchema, terminationClassName, TrajectorySchema, type PolicyTrace, type RolloutRequest } from '@owrl/proto';
 import { CONSUMER_ACTORS, STREAM_TASKS, trajSubject, type ActorRegistry, type Bus, type Delivery, type WeightsPointer } from '@owrl/bus';
 import { Counter, Gauge, Histogram, EPISODE_BUCKETS, type Logger, type Registry } from '@owrl/telemetry';
@@ -58,7 +59,7 @@ export class Actor {
       await this.d.registry.heartbeat(this.d.config.actorId, {
         slots: this.d.config.slots,
         busy: this.busy,
-        policyVersion: this.d.policies.version,
+        policyVersion: Math.max(0, this.d.policies.version),
         rssBytes: process.memoryUsage().rss,
         episodes: this.episodes,
       });
@@ -83,6 +84,7 @@ export class Actor {
       try {
         const task = req.task;
         if (!task) throw new Error(`rollout ${req.trajectoryId} carries no task`);
+        const rng = mulberry32(Number(req.seed % 4294967296n));
         const pageExpression = task.verifier?.kind.case === 'pageExpression' ? task.verifier.kind.value.expression : undefined;
         const result = await this.d.pool.runEpisode<PolicyTrace>(
           {
@@ -93,7 +95,7 @@ export class Actor {
             // Only a judge model reads the final screenshot; verifier-judged tasks skip it.
             finalScreenshot: task.verifier === undefined,
           },
-          held.policy,
+          { needsScreenshot: held.policy.needsScreenshot, decide: (input, signal) => held.policy.decide(input, signal, rng) },
           { onStep: () => delivery.working() },
         );
         trajectory = buildTrajectory({ request: req, actorId: this.d.config.actorId, policyVersion, result, startedAtMs: started, actorRssBytes: process.memoryUsage().rss });

@@ -62,17 +62,17 @@ async function main(argv: string[]): Promise<number> {
           quiet: { type: 'boolean' },
         },
       });
-      const rounds = int('rounds', values.rounds ?? process.env['OWRL_DEMO_ROUNDS'], 30);
+      const rounds = int('rounds', values.rounds ?? process.env['OWRL_DEMO_ROUNDS'], 20);
       await runDemo(
         {
           rounds,
           actors: int('actors', values.actors, 2),
-          slots: int('slots', values.slots, 4),
-          groupsPerRound: int('groups', values.groups, 8),
+          slots: int('slots', values.slots, 3),
+          groupsPerRound: int('groups', values.groups, 4),
           groupSize: int('group-size', values['group-size'], 5, 2),
-          curriculum: values.curriculum ?? `${rounds}:8`,
+          curriculum: values.curriculum ?? `${rounds}:6`,
           taskCount: int('tasks', values.tasks, 60),
-          difficulties: values.difficulties ?? '',
+          difficulties: values.difficulties ?? '1,2,3',
           runId: values['run-id'] ?? `demo-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`,
           outDir: values.out ?? path.resolve('runs'),
           jsonOut: values.json ?? '',

@@ -272,7 +272,6 @@ export class Learner implements LearnerControl {
       if (!ev) {
         const n = ledger.abandonInFlight();
         c().inFlight -= BigInt(n);
-        c().groupsAbandoned += BigInt([...ledger.groups.values()].filter((g) => g.fate === 'abandoned').length);
         log.warn({ abandoned: n }, 'round timed out: rollouts still in flight are abandoned');
         break;
       }
@@ -314,7 +313,6 @@ export class Learner implements LearnerControl {
         store.mutable.excluded[res.reason] = (store.mutable.excluded[res.reason] ?? 0n) + 1n;
         metrics.excluded.inc({ reason: res.reason });
         if (res.redispatch) await this.dispatch(ledger, res.group, res.redispatch.sample, res.redispatch.attempt, maxSteps);
-        else if (res.completed) c().groupsAbandoned += 1n;
       }
       store.change('progress', () => {});
     }
@@ -322,7 +320,11 @@ export class Learner implements LearnerControl {
     // Dynamic sampling and advantages.
     const trainGroups: GroupLike[] = [];
     for (const g of ledger.groups.values()) {
-      if (g.fate === 'abandoned') continue;
+      if (g.fate === 'abandoned') {
+        c().groupsAbandoned += 1n;
+        metrics.groups.inc({ fate: 'abandoned' });
+        continue;
+      }
       if (!g.samples.every((s) => s.status === 'done')) continue;
       const fate = groupFate(g.rewards);
       g.fate = fate === 'dropped_all_equal' ? 'dropped_all_zero' : fate;

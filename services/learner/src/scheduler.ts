@@ -9,6 +9,8 @@ export interface SchedulerOptions {
   informativeWeight?: number;
   /** Recent outcomes kept per task (default 10). */
   window?: number;
+  /** Recent outcomes per difficulty level that decide unlocking (default 20). */
+  levelWindow?: number;
   /** A difficulty level opens once all easier levels reach this success rate (default 0.5). */
   unlockAt?: number;
   /** Difficulty levels open from the start (default 2). */
@@ -19,6 +21,9 @@ export interface SchedulerOptions {
 export class TaskScheduler {
   private readonly tasks: Task[];
   private readonly history = new Map<string, number[]>();
+  /** Recent outcomes per difficulty level (what unlocking looks at). */
+  private readonly levelHistory = new Map<number, number[]>();
+  private readonly difficultyOf = new Map<string, number>();
   private readonly byLevel = new Map<number, number[]>();
   private readonly levels: number[];
   private readonly rng: Rng;
@@ -27,9 +32,10 @@ export class TaskScheduler {
   constructor(tasks: Task[], opts: SchedulerOptions = {}) {
     if (tasks.length === 0) throw new RangeError('the task pool is empty: give at least one task');
     this.tasks = tasks;
-    this.opts = { informativeWeight: 4, window: 10, unlockAt: 0.5, initialLevels: 2, seed: 1, ...opts };
+    this.opts = { informativeWeight: 4, window: 10, levelWindow: 20, unlockAt: 0.5, initialLevels: 2, seed: 1, ...opts };
     this.rng = mulberry32(this.opts.seed);
     this.levels = [...new Set(tasks.map((t) => t.difficulty))].sort((a, b) => a - b);
+    for (const t of tasks) this.difficultyOf.set(t.id, t.difficulty);
   }
 
   /** Records the success (1) or failure (0) of one trainable rollout of a task. */
@@ -38,20 +44,18 @@ export class TaskScheduler {
     h.push(reward > 0.5 ? 1 : 0);
     if (h.length > this.opts.window) h.shift();
     this.history.set(taskId, h);
+    const level = this.difficultyOf.get(taskId);
+    if (level === undefined) return;
+    const lh = this.levelHistory.get(level) ?? [];
+    lh.push(reward > 0.5 ? 1 : 0);
+    if (lh.length > this.opts.levelWindow) lh.shift();
+    this.levelHistory.set(level, lh);
   }
 
-  /** Success rate of the recent trainable rollouts of one difficulty level; undefined if none. */
+  /** Success rate of the level's last `levelWindow` trainable rollouts; undefined before any. */
   levelSuccess(level: number): number | undefined {
-    let n = 0;
-    let s = 0;
-    for (const t of this.tasks) {
-      if (t.difficulty !== level) continue;
-      for (const r of this.history.get(t.id) ?? []) {
-        n++;
-        s += r;
-      }
-    }
-    return n === 0 ? undefined : s / n;
+    const h = this.levelHistory.get(level);
+    return h && h.length > 0 ? h.reduce((a, b) => a + b, 0) / h.length : undefined;
   }
 
   /** Difficulty levels currently admitted. */

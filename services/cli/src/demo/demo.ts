@@ -56,11 +56,12 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
   procs.crashed((p, code) => {
     crash = new Error(`${p.name} exited unexpectedly (code ${code}); last lines of ${p.logFile}:\n${procs.tail(p)}`);
   });
+  // Repeated signals while stopping must not kill the CLI before its children are stopped.
   const onSignal = () => {
-    crash = new Error('interrupted');
+    crash ??= new Error('interrupted');
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     let natsUrl = process.env['NATS_URL'] ?? '';
     if (!natsUrl) {
@@ -146,11 +147,11 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
     out(`report: ${files.markdown}`);
     return report;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     client?.close();
     await procs.stopAll();
     await nats?.dispose();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }
 

@@ -1,0 +1,154 @@
+// Actor against a real nats-server, real Chromium and onnxruntime-node: pulls rollout requests,
+// publishes trajectories before acking, and hot-swaps the policy when the weights pointer moves.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import { BrowserPool } from '@owrl/browser-env';
+import {
+  ActorRegistry,
+  connectBus,
+  ensureTopology,
+  taskSubject,
+  WeightsPointer,
+  type Bus,
+  STREAM_TRAJ,
+} from '@owrl/bus';
+import { silentLogger } from '@owrl/core';
+import { exportOnnx, initialModel, POLICY_KIND } from '@owrl/policy';
+import { decode, make, PolicyArtifactSchema, RolloutRequestSchema, TaskSchema, TrajectorySchema, terminationClassName, type Trajectory } from '@owrl/proto';
+import { createRegistry } from '@owrl/telemetry';
+import { startNatsServer, type NatsServer } from '@owrl/testkit';
+import { Actor } from '../src/actor.js';
+import type { ActorConfig } from '../src/config.js';
+import { PolicyHolder } from '../src/policy-holder.js';
+
+let nats: NatsServer;
+let bus: Bus;
+let site: http.Server;
+let siteUrl = '';
+const artifacts = new Map<string, Uint8Array>();
+
+before(async () => {
+  nats = await startNatsServer({ maxPayload: 8 * 1024 * 1024 });
+  bus = await connectBus({ servers: nats.url, name: 'actor-test' });
+  await ensureTopology(bus);
+  site = http.createServer((req, res) => {
+    const art = artifacts.get(req.url ?? '');
+    if (art) {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(art);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html' }).end(
+      `<!doctype html><title>Fixture</title><ul><li><a href="/a">Blue Mug</a> <span>$12.50</span></li><li><a href="/b">Red Cup</a> <span>$3.00</span></li></ul><form><label>Search <input name=q></label><button>Go</button></form>`,
+    );
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
+  const addr = site.address();
+  siteUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+});
+
+after(async () => {
+  await bus?.close();
+  await nats?.dispose();
+  await new Promise<void>((r) => site.close(() => r()));
+});
+
+function publishArtifact(version: number, bias: number): ReturnType<typeof make<typeof PolicyArtifactSchema>> {
+  const model = initialModel({ dim: 1024, temperature: 1 });
+  model.weights.fill(bias);
+  const bytes = exportOnnx(model);
+  const path = `/artifacts/v${version}.onnx`;
+  artifacts.set(path, bytes);
+  return make(PolicyArtifactSchema, {
+    version: BigInt(version),
+    uri: `${siteUrl}${path}`,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    bytes: BigInt(bytes.length),
+    kind: POLICY_KIND,
+  });
+}
+
+async function collect(runId: string, n: number, timeoutMs = 60_000): Promise<Trajectory[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const out: Trajectory[] = [];
+    const info = await bus.jsm.streams.info(STREAM_TRAJ);
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+      const m = await bus.jsm.streams.getMessage(STREAM_TRAJ, { seq }).catch(() => null);
+      if (m && m.subject === `owrl.traj.${runId}`) out.push(decode(TrajectorySchema, m.data));
+    }
+    if (out.length >= n || Date.now() > deadline) return out;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function request(runId: string, sample: number, minPolicyVersion: number) {
+  const id = `${runId}/0/0/${sample}/0`;
+  return make(RolloutRequestSchema, {
+    runId,
+    trajectoryId: id,
+    sample,
+    maxSteps: 3,
+    minPolicyVersion: BigInt(minPolicyVersion),
+    task: make(TaskSchema, { id: 't', startUrl: `${siteUrl}/`, instruction: 'What is the price of "Blue Mug"?', difficulty: 1 }),
+  });
+}
+
+void test('the actor runs requests, publishes trajectories before acking, and hot-swaps the policy', { timeout: 180_000 }, async () => {
+  const weights = await WeightsPointer.open(bus);
+  await weights.put(publishArtifact(0, 0));
+  const config: ActorConfig = {
+    natsUrl: nats.url,
+    actorId: 'actor-test-1',
+    slots: 2,
+    allowHosts: [new URL(siteUrl).host],
+    chromiumPath: '/usr/bin/chromium',
+    metricsPort: 0,
+    policyWaitMs: 30_000,
+    heartbeatMs: 60_000,
+    maxEpisodesPerBrowser: 50,
+    maxPayloadBytes: 8 * 1024 * 1024,
+  };
+  const pool = new BrowserPool({ allowHosts: config.allowHosts });
+  await pool.start();
+  const policies = new PolicyHolder(silentLogger);
+  const registry = await ActorRegistry.open(bus);
+  const actor = new Actor({ config, bus, pool, policies, weights, registry, metrics: createRegistry('actor-test', { defaultMetrics: false }), logger: silentLogger });
+  try {
+    await actor.start();
+    for (let s = 0; s < 3; s++) await bus.publish(taskSubject('runa'), RolloutRequestSchema, request('runa', s, 0), { msgId: `runa/0/0/${s}/0` });
+    const first = await collect('runa', 3);
+    assert.deepEqual(first.map((t) => t.trajectoryId).sort(), ['runa/0/0/0/0', 'runa/0/0/1/0', 'runa/0/0/2/0']);
+    for (const t of first) {
+      assert.equal(t.policyVersion, 0n);
+      assert.equal(t.actorId, 'actor-test-1');
+      assert.ok(t.steps.length >= 1, 'at least one step');
+      assert.ok(['COMPLETED', 'STEP_BUDGET_EXHAUSTED'].includes(terminationClassName(t.termination?.class)), terminationClassName(t.termination?.class));
+      const trace = t.steps[0]?.trace?.kind;
+      assert.equal(trace?.case, 'pointer');
+      if (trace?.case === 'pointer') assert.ok(trace.value.numCandidates >= 2 && trace.value.offsets.length === trace.value.numCandidates + 1);
+    }
+    // A pointer whose bytes do not match its sha256 is refused; the actor keeps its policy.
+    const bad = publishArtifact(5, 0.5);
+    bad.sha256 = '0'.repeat(64);
+    await weights.put(bad);
+    // Then a good v1: requests that need v1 wait for the swap and run with it.
+    await weights.put(publishArtifact(1, 0.25));
+    for (let s = 0; s < 2; s++) await bus.publish(taskSubject('runb'), RolloutRequestSchema, request('runb', s, 1), { msgId: `runb/0/0/${s}/0` });
+    const second = await collect('runb', 2);
+    assert.equal(second.length, 2);
+    assert.ok(second.every((t) => t.policyVersion === 1n), second.map((t) => t.policyVersion).join(','));
+    assert.equal(policies.version, 1);
+    assert.equal(policies.swaps, 2);
+    // Every request was acked after its trajectory was published: the work queue is empty.
+    const tasks = await bus.jsm.streams.info('OWRL_TASKS');
+    assert.equal(tasks.state.messages, 0);
+    const actors = await registry.list();
+    assert.ok(actors.some((a) => a.actorId === 'actor-test-1'));
+  } finally {
+    await actor.stop();
+    await policies.close();
+    await pool.close();
+  }
+});
