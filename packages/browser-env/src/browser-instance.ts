@@ -20,6 +20,12 @@ export const BASE_ARGS = [
   '--disable-smooth-scrolling',
 ] as const;
 
+/** Launch switches for this user: BASE_ARGS, plus --no-sandbox when running as root. */
+export function chromiumArgs(extra: readonly string[] = []): string[] {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  return [...(isRoot ? ['--no-sandbox'] : []), ...BASE_ARGS, ...extra];
+}
+
 const RSS_CACHE_MS = 1000;
 
 export class BrowserInstance {
@@ -58,8 +64,7 @@ export class BrowserInstance {
   /** @throws BrowserEnvError(BROWSER_ENV_LAUNCH_FAILED) when Chromium does not start. */
   static async launch(id: number, o: ResolvedOptions): Promise<BrowserInstance> {
     const marker = `--owrl-browser=${process.pid}-${id}-${randomBytes(4).toString('hex')}`;
-    const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-    const args = [...(isRoot ? ['--no-sandbox'] : []), ...BASE_ARGS, ...o.extraArgs, marker];
+    const args = chromiumArgs([...o.extraArgs, marker]);
     let browser: Browser;
     try {
       browser = await chromium.launch({

@@ -15,3 +15,4 @@ export { parseCall, normalizeKey, scrollPixels, type ParsedCall, type Target } f
 export { DnsVerdicts, requestVerdict } from './guard.js';
 export { processTree, treeRssBytes, listProcesses, parseStat, type ProcInfo } from './proc-tree.js';
 export type { RawSnapshot, FocusInfo } from './page-snapshot.js';
+export { BASE_ARGS, chromiumArgs } from './browser-instance.js';

@@ -1,5 +1,6 @@
 // Errors of the JetStream layer: one class with a stable `code`, `cause` chaining, and small
 // predicates so callers branch on meaning (refused, not found) rather than on server strings.
+import { OwrlError } from '@owrl/core';
 
 export const BusErrorCode = {
   /** A caller passed a bad value (subject token, option, key); the message names it. */
@@ -31,14 +32,8 @@ export const BusErrorCode = {
 } as const;
 export type BusErrorCode = (typeof BusErrorCode)[keyof typeof BusErrorCode];
 
-export class BusError extends Error {
+export class BusError extends OwrlError<BusErrorCode> {
   override readonly name = 'BusError';
-  readonly code: BusErrorCode;
-
-  constructor(code: BusErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 export function isBusError(e: unknown, code?: BusErrorCode): e is BusError {

@@ -150,7 +150,7 @@ void describe('dead-letter queue', () => {
       },
     });
     try {
-      await within(third.promise, 10_000, 'third delivery');
+      await within(third.promise, 30_000, 'third delivery');
       // the mover starts late: the advisory must still be there
       await until(async () => (await s.bus.streamInfo('OWRL_ADVISORIES')).state.messages > 0, 5000, 'max-deliveries advisory');
     } finally {
@@ -190,7 +190,7 @@ void describe('dead-letter queue', () => {
     });
     let dl: StoredMsg;
     try {
-      await within(third.promise, 10_000, 'third delivery');
+      await within(third.promise, 30_000, 'third delivery');
       dl = await nextDeadLetter();
     } finally {
       await h.stop();

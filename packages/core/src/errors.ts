@@ -1,10 +1,11 @@
-// Base error of owrl: a stable `code`, a `name`, and `cause` chaining. Packages subclass it.
+// Base error of owrl: a stable `code`, a `name`, and `cause` chaining. Each package subclasses it
+// with its own code map (`class BusError extends OwrlError<BusErrorCode>`).
 
-export class OwrlError extends Error {
+export class OwrlError<Code extends string = string> extends Error {
   override name = 'OwrlError';
-  readonly code: string;
+  readonly code: Code;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
   }

@@ -1,5 +1,6 @@
 // Errors of the reward pipeline: bad configuration and failures of a verdict source. Verifier
 // outages never become rewards; they surface as excluded outcomes carrying these codes.
+import { OwrlError } from '@owrl/core';
 
 export const JudgeErrorCode = {
   InvalidConfig: 'JUDGE_INVALID_CONFIG',
@@ -8,14 +9,8 @@ export const JudgeErrorCode = {
 } as const;
 export type JudgeErrorCode = (typeof JudgeErrorCode)[keyof typeof JudgeErrorCode];
 
-export class JudgeError extends Error {
+export class JudgeError extends OwrlError<JudgeErrorCode> {
   override readonly name = 'JudgeError';
-  readonly code: JudgeErrorCode;
-
-  constructor(code: JudgeErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 export function isJudgeError(e: unknown): e is JudgeError {

@@ -1,4 +1,5 @@
 // Errors of the built-in policy: bad model artifacts, bad feature traces, inference failures.
+import { OwrlError } from '@owrl/core';
 
 export const PolicyErrorCode = {
   InvalidArtifact: 'POLICY_INVALID_ARTIFACT',
@@ -11,14 +12,8 @@ export const PolicyErrorCode = {
 } as const;
 export type PolicyErrorCode = (typeof PolicyErrorCode)[keyof typeof PolicyErrorCode];
 
-export class PolicyError extends Error {
+export class PolicyError extends OwrlError<PolicyErrorCode> {
   override readonly name = 'PolicyError';
-  readonly code: PolicyErrorCode;
-
-  constructor(code: PolicyErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 export function isPolicyError(e: unknown): e is PolicyError {

@@ -1,4 +1,5 @@
 // Errors of the RL math: bad rewards, traces, options or optimizer state.
+import { OwrlError } from '@owrl/core';
 
 export const RlErrorCode = {
   InvalidArgument: 'RL_INVALID_ARGUMENT',
@@ -6,14 +7,8 @@ export const RlErrorCode = {
 } as const;
 export type RlErrorCode = (typeof RlErrorCode)[keyof typeof RlErrorCode];
 
-export class RlError extends Error {
+export class RlError extends OwrlError<RlErrorCode> {
   override readonly name = 'RlError';
-  readonly code: RlErrorCode;
-
-  constructor(code: RlErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 export function isRlError(e: unknown): e is RlError {

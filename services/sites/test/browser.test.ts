@@ -4,27 +4,18 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Task } from '@owrl/proto';
+import { chromiumArgs } from '@owrl/browser-env';
 import { matchAnswer } from '@owrl/judge-core';
 import { generateShopTasks, SHOP_FAMILIES, withSession } from '@owrl/tasks';
 import { startSitesServer, type SitesServer } from '../src/index.js';
 
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-];
 
 let srv: SitesServer;
 let browser: Browser;
 
 before(async () => {
   srv = await startSitesServer({ port: 0, seed: 3 });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await chromium.launch({ executablePath: process.env['OWRL_CHROMIUM'] || '/usr/bin/chromium', args: chromiumArgs() });
 });
 after(async () => {
   await browser?.close();
