@@ -19,7 +19,7 @@ import {
   taskSubject,
   trajSubject,
 } from '../src/index.js';
-import { deferred, rollout, startSuite, until, within, type Suite } from './harness.js';
+import { rollout, startSuite, until, type Suite } from './harness.js';
 
 void describe('dead-letter queue', () => {
   let s: Suite;
@@ -35,7 +35,7 @@ void describe('dead-letter queue', () => {
 
   /** Waits for the next DLQ message and returns it. */
   async function nextDeadLetter(): Promise<StoredMsg> {
-    await until(async () => (await s.bus.streamInfo(STREAM_DLQ)).state.last_seq > dlqSeq, 10_000, 'a dead letter');
+    await until(async () => (await s.bus.streamInfo(STREAM_DLQ)).state.last_seq > dlqSeq, 30_000, 'a dead letter');
     dlqSeq++;
     const m = await s.bus.jsm.streams.getMessage(STREAM_DLQ, { seq: dlqSeq });
     assert.ok(m, `DLQ message ${dlqSeq}`);
@@ -135,7 +135,6 @@ void describe('dead-letter queue', () => {
     const r = rollout('run-m', 0);
     const pub = await s.bus.publish(taskSubject('run-m'), RolloutRequestSchema, r, { msgId: r.trajectoryId });
     const deliveries: number[] = [];
-    const third = deferred();
     const h = await s.bus.consume({
       stream: STREAM_TASKS,
       consumer: CONSUMER_ACTORS,
@@ -146,13 +145,13 @@ void describe('dead-letter queue', () => {
       pullExpiresMs: 1000,
       handler: (d) => {
         deliveries.push(d.deliveryCount);
-        if (d.deliveryCount === 3) third.resolve();
       },
     });
     try {
-      await within(third.promise, 30_000, 'third delivery');
-      // the mover starts late: the advisory must still be there
-      await until(async () => (await s.bus.streamInfo('OWRL_ADVISORIES')).state.messages > 0, 5000, 'max-deliveries advisory');
+      // The server's max-deliveries advisory is the signal (the delivery counter a client sees can
+      // repeat a value when a redelivery races a pull expiry, so the third delivery is not awaited).
+      // The mover starts late: the advisory must still be there.
+      await until(async () => (await s.bus.streamInfo('OWRL_ADVISORIES')).state.messages > 0, 30_000, 'max-deliveries advisory');
     } finally {
       await h.stop();
     }
@@ -160,7 +159,9 @@ void describe('dead-letter queue', () => {
     const dl = await nextDeadLetter();
     await until(() => mover.moved === 1, 5000, 'mover count');
     await mover.stop();
-    assert.deepEqual(deliveries, [1, 2, 3]);
+    // Seen as [1, 2, 3] normally and as [1, 1, 3] or [1, 1, 2] when a redelivery raced a pull
+    // expiry: never more than max_deliver, never going back, at least two deliveries.
+    assert.ok(deliveries.length >= 2 && deliveries.every((d, i) => d <= 3 && (i === 0 || d >= (deliveries[i - 1] ?? 0))), JSON.stringify(deliveries));
     assert.deepEqual(
       [dl.header.get(DlqHeader.Reason), dl.header.get(DlqHeader.Seq), dl.header.get(DlqHeader.Deliveries), dl.header.get(DlqHeader.MsgId)],
       [DlqReason.MaxDeliveries, String(pub.seq), '3', r.trajectoryId],
@@ -175,7 +176,6 @@ void describe('dead-letter queue', () => {
     const traj = make(TrajectorySchema, { trajectoryId: 'run-t/1/0/0/0' });
     const pub = await s.bus.publish(trajSubject('run-t'), TrajectorySchema, traj, { msgId: traj.trajectoryId });
     const mover = await startDlqMover(s.bus, { stream: STREAM_TRAJ, consumer: CONSUMER_JUDGE, pullExpiresMs: 1000 });
-    const third = deferred();
     const h = await s.bus.consume({
       stream: STREAM_TRAJ,
       consumer: CONSUMER_JUDGE,
@@ -184,13 +184,11 @@ void describe('dead-letter queue', () => {
       autoAck: false,
       workingIntervalMs: 300,
       pullExpiresMs: 1000,
-      handler: (d) => {
-        if (d.deliveryCount === 3) third.resolve();
-      },
+      handler: () => {},
     });
     let dl: StoredMsg;
     try {
-      await within(third.promise, 30_000, 'third delivery');
+      // The dead letter itself is the signal that max_deliver was exhausted (see above).
       dl = await nextDeadLetter();
     } finally {
       await h.stop();
