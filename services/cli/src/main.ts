@@ -59,7 +59,6 @@ async function main(argv: string[]): Promise<number> {
           out: { type: 'string' },
           json: { type: 'string' },
           timeout: { type: 'string' },
-          quiet: { type: 'boolean' },
         },
       });
       const rounds = int('rounds', values.rounds ?? process.env['OWRL_DEMO_ROUNDS'], 20);
@@ -76,9 +75,7 @@ async function main(argv: string[]): Promise<number> {
           runId: values['run-id'] ?? `demo-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`,
           outDir: values.out ?? path.resolve('runs'),
           jsonOut: values.json ?? '',
-          quiet: values.quiet ?? false,
           timeoutS: int('timeout', values.timeout, 1800),
-          extraLearnerEnv: {},
         },
         (line) => process.stdout.write(line + '\n'),
       );

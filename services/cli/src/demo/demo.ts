@@ -23,9 +23,7 @@ export interface DemoOptions {
   runId: string;
   outDir: string;
   jsonOut: string;
-  quiet: boolean;
   timeoutS: number;
-  extraLearnerEnv: Record<string, string>;
 }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../..');
@@ -97,7 +95,6 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
       OWRL_ARTIFACT_HOST: '127.0.0.1',
       OWRL_ARTIFACT_PORT: String(artifactPort),
       OWRL_DATA_DIR: path.join(runDir, 'learner'),
-      ...o.extraLearnerEnv,
     });
     procs.start('judge', serviceMain('judge'), { ...common });
     for (let i = 0; i < o.actors; i++) {
