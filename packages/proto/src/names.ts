@@ -1,18 +1,29 @@
-// Plain names of wire enums (e.g. TerminationClass.ENV_ERROR <-> "ENV_ERROR"), read from the
-// generated descriptors so they never drift from the .proto files.
-import { TerminationClassSchema, type TerminationClass } from './gen/owrl/v1/trajectory_pb.js';
+// Plain names of wire enums (e.g. TerminationClass.ENV_ERROR <-> "ENV_ERROR", EffectKind.NAVIGATED
+// <- "navigated"), read from the generated descriptors so they never drift from the .proto files.
+import type { DescEnum } from '@bufbuild/protobuf';
+import { EffectKindSchema, TerminationClassSchema, type EffectKind, type TerminationClass } from './gen/owrl/v1/trajectory_pb.js';
 
-const PREFIX = 'TERMINATION_CLASS_';
+const TERMINATION_PREFIX = 'TERMINATION_CLASS_';
+const EFFECT_PREFIX = 'EFFECT_KIND_';
+
+function fromName(e: DescEnum, prefix: string, name: string, what: string): number {
+  const v = e.values.find((x) => x.name === prefix + name.toUpperCase());
+  if (!v || v.number === 0) throw new RangeError(`unknown ${what} ${JSON.stringify(name)}`);
+  return v.number;
+}
 
 /** "COMPLETED", "ENV_ERROR", ...; "UNSPECIFIED" for 0 or an unknown value. */
 export function terminationClassName(c: TerminationClass | undefined): string {
   const v = TerminationClassSchema.values.find((x) => x.number === (c ?? 0));
-  return v ? v.name.slice(PREFIX.length) : 'UNSPECIFIED';
+  return v ? v.name.slice(TERMINATION_PREFIX.length) : 'UNSPECIFIED';
 }
 
 /** Inverse of {@link terminationClassName}; throws RangeError naming the value. */
 export function terminationClassFromName(name: string): TerminationClass {
-  const v = TerminationClassSchema.values.find((x) => x.name === PREFIX + name);
-  if (!v || v.number === 0) throw new RangeError(`unknown termination class ${JSON.stringify(name)}`);
-  return v.number as TerminationClass;
+  return fromName(TerminationClassSchema, TERMINATION_PREFIX, name, 'termination class') as TerminationClass;
+}
+
+/** Effect kind of a rendered label ("navigated", "value_mismatch", ...); throws RangeError naming it. */
+export function effectKindFromName(name: string): EffectKind {
+  return fromName(EffectKindSchema, EFFECT_PREFIX, name, 'effect kind') as EffectKind;
 }

@@ -11,6 +11,8 @@ import {
   TaskSchema,
   TerminationClass,
   terminationClassFromName,
+  effectKindFromName,
+  EffectKind,
   terminationClassName,
   grpcServiceDefinition,
   Learner,
@@ -60,6 +62,9 @@ void test('termination class names follow the proto enum both ways', () => {
   assert.equal(terminationClassName(undefined), 'UNSPECIFIED');
   assert.equal(terminationClassFromName('INIT_ERROR'), TerminationClass.INIT_ERROR);
   assert.throws(() => terminationClassFromName('NOPE'), /unknown termination class "NOPE"/);
+  assert.equal(effectKindFromName('value_mismatch'), EffectKind.VALUE_MISMATCH);
+  assert.equal(effectKindFromName('navigated'), EffectKind.NAVIGATED);
+  assert.throws(() => effectKindFromName('teleported'), /unknown effect kind "teleported"/);
 });
 
 void test('the grpc definition of Learner has the paths and streaming flags of the proto', () => {

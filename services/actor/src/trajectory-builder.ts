@@ -1,10 +1,9 @@
 // Converts an episode result of the browser environment into the wire Trajectory, and keeps the
 // encoded message under the bus payload limit (the final screenshot and candidate labels go first).
 import type { EffectRecord, EpisodeResult, EpisodeStep } from '@owrl/browser-env';
-import type { TerminationClassName } from '@owrl/core';
 import {
   DiagnosticsSchema,
-  EffectKind,
+  effectKindFromName,
   EffectSchema,
   encode,
   make,
@@ -12,6 +11,7 @@ import {
   StepSchema,
   StepTimingSchema,
   TerminationClass,
+  terminationClassFromName,
   TerminationSchema,
   ToolCallSchema,
   ToolResultSchema,
@@ -21,35 +21,8 @@ import {
   type Trajectory,
 } from '@owrl/proto';
 
-export const TERMINATION_CLASS: Record<TerminationClassName, TerminationClass> = {
-  COMPLETED: TerminationClass.COMPLETED,
-  STEP_BUDGET_EXHAUSTED: TerminationClass.STEP_BUDGET_EXHAUSTED,
-  GENERATION_LIMIT: TerminationClass.GENERATION_LIMIT,
-  FORMAT_ERROR: TerminationClass.FORMAT_ERROR,
-  ENV_ERROR: TerminationClass.ENV_ERROR,
-  SANDBOX_ERROR: TerminationClass.SANDBOX_ERROR,
-  INIT_ERROR: TerminationClass.INIT_ERROR,
-};
-
-const EFFECT_KIND: Record<string, EffectKind> = {
-  navigated: EffectKind.NAVIGATED,
-  new_tab: EffectKind.NEW_TAB,
-  tab_closed: EffectKind.TAB_CLOSED,
-  dom_changed: EffectKind.DOM_CHANGED,
-  value_set: EffectKind.VALUE_SET,
-  value_mismatch: EffectKind.VALUE_MISMATCH,
-  scrolled: EffectKind.SCROLLED,
-  scroll_blocked: EffectKind.SCROLL_BLOCKED,
-  no_effect: EffectKind.NO_EFFECT,
-  dialog: EffectKind.DIALOG,
-  download: EffectKind.DOWNLOAD,
-  blocked: EffectKind.BLOCKED,
-  error: EffectKind.ERROR,
-  done: EffectKind.DONE,
-};
-
 function effect(e: EffectRecord) {
-  return make(EffectSchema, { kind: EFFECT_KIND[e.kind] ?? EffectKind.UNSPECIFIED, line: e.line, evidence: e.evidence });
+  return make(EffectSchema, { kind: effectKindFromName(e.kind), line: e.line, evidence: e.evidence });
 }
 
 function step(s: EpisodeStep<PolicyTrace>) {
@@ -94,7 +67,7 @@ export function buildTrajectory(b: BuildInput): Trajectory {
     steps: r.steps.map(step),
     finalAnswer: r.finalAnswer,
     calledDone: r.calledDone,
-    termination: make(TerminationSchema, { class: TERMINATION_CLASS[r.termination.cls], reason: r.termination.reason, message: r.termination.message.slice(0, 2000) }),
+    termination: make(TerminationSchema, { class: terminationClassFromName(r.termination.cls), reason: r.termination.reason, message: r.termination.message.slice(0, 2000) }),
     diagnostics: make(DiagnosticsSchema, {
       latencyTotal: make(StepTimingSchema, d.latencyTotal),
       chromiumRssBytes: BigInt(Math.max(0, Math.round(d.chromiumRssBytes))),

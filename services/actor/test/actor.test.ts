@@ -69,18 +69,22 @@ function publishArtifact(version: number, bias: number): ReturnType<typeof make<
   });
 }
 
+/** Awaits the first `n` trajectories of a run as they are published (ordered consumer, no polling). */
 async function collect(runId: string, n: number, timeoutMs = 60_000): Promise<Trajectory[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const out: Trajectory[] = [];
-    const info = await bus.jsm.streams.info(STREAM_TRAJ);
-    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-      const m = await bus.jsm.streams.getMessage(STREAM_TRAJ, { seq }).catch(() => null);
-      if (m && m.subject === `owrl.traj.${runId}`) out.push(decode(TrajectorySchema, m.data));
+  const consumer = await bus.js.consumers.get(STREAM_TRAJ, { filter_subjects: `owrl.traj.${runId}` });
+  const messages = await consumer.consume({ expires: 1000 });
+  const timer = setTimeout(() => void messages.close(), timeoutMs);
+  const out: Trajectory[] = [];
+  try {
+    for await (const m of messages) {
+      out.push(decode(TrajectorySchema, m.data));
+      if (out.length >= n) break;
     }
-    if (out.length >= n || Date.now() > deadline) return out;
-    await new Promise((r) => setTimeout(r, 250));
+  } finally {
+    clearTimeout(timer);
+    await messages.close();
   }
+  return out;
 }
 
 function request(runId: string, sample: number, minPolicyVersion: number) {
