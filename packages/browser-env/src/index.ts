@@ -16,3 +16,4 @@ export { DnsVerdicts, requestVerdict } from './guard.js';
 export { processTree, treeRssBytes, listProcesses, parseStat, type ProcInfo } from './proc-tree.js';
 export type { RawSnapshot, FocusInfo } from './page-snapshot.js';
 export { BASE_ARGS, chromiumArgs } from './browser-instance.js';
+export { PlanPolicy, PlanError, findElement, type PlanCall, type PlanStep, type PlanTarget } from './plan-policy.js';

@@ -7,3 +7,4 @@ export * from './task-validate.js';
 export * from './task-file.js';
 export * from './session.js';
 export * from './verify.js';
+export * from './suites.js';

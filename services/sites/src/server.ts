@@ -1,15 +1,19 @@
-// The sites HTTP server (node:http only): the shop under /shop/, the control API under /__owrl/,
-// and per-session state keyed by the `owrl_session` query parameter or cookie.
+// The sites HTTP server (node:http only): every bundled site under /<name>/, a portal page at /,
+// the control API under /__owrl/, and per-session state keyed by the `owrl_session` query
+// parameter or cookie.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildShopCatalog, DEFAULT_CATALOG_SEED, isValidSessionId, SESSION_COOKIE, SESSION_PARAM, type ShopCatalog } from '@owrl/tasks';
+import { DEFAULT_CATALOG_SEED, isValidSessionId, SESSION_COOKIE, SESSION_PARAM, type ShopCatalog } from '@owrl/tasks';
 import { SitesError, SitesErrorCode } from './errors.js';
-import { parseCookies, redirect, sendJson, sendText } from './http-util.js';
+import { parseCookies, redirect, sendHtml, sendJson, sendText } from './http-util.js';
 import { silentLogger, type Logger } from './logger.js';
 import { handleOwrlApi } from './owrl-api.js';
 import { DEFAULT_MAX_SESSIONS, SessionStore, type SessionState } from './session-store.js';
-import { handleShop } from './shop/shop-routes.js';
+import { portalPage } from './portal.js';
+import { createShopSite } from './shop/shop-site.js';
+import type { SiteModule } from './site.js';
+import { SITE_FACTORIES } from './sites.js';
 
 export interface SitesServerOptions {
   /** TCP port; 0 picks a free one. */
@@ -28,6 +32,8 @@ export interface SitesServer {
   url: string;
   port: number;
   catalog: ShopCatalog;
+  /** The hosted sites, in portal order (the shop first). */
+  sites: readonly SiteModule[];
   /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
@@ -59,24 +65,31 @@ export async function startSitesServer(opts: SitesServerOptions): Promise<SitesS
   }
   if (!Number.isInteger(seed)) throw new SitesError(SitesErrorCode.BadOption, `seed ${String(seed)} must be an integer`);
   const log = opts.logger ?? silentLogger;
-  const catalog = buildShopCatalog(seed);
+  const shop = createShopSite({ seed, logger: log });
+  const catalog = shop.catalog;
+  const sites: SiteModule[] = [shop, ...SITE_FACTORIES.map((f) => f({ seed, logger: log }))];
   const sessions = new SessionStore(opts.maxSessions ?? DEFAULT_MAX_SESSIONS);
   let origin = '';
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', origin);
     if (url.pathname.startsWith('/__owrl/')) {
-      if (handleOwrlApi(req, res, url, { catalog, sessions, origin })) return;
+      if (handleOwrlApi(req, res, url, { sites, sessions, origin, seed })) return;
       sendJson(res, 404, { ok: false, detail: `no API endpoint ${url.pathname}` });
       return;
     }
     if (url.pathname === '/' || url.pathname === '') {
-      redirect(res, 302, `/shop/${url.search}`);
+      sendHtml(res, 200, portalPage(sites));
       return;
     }
-    if (url.pathname === '/shop' || url.pathname.startsWith('/shop/')) {
+    const site = sites.find((s) => url.pathname === `/${s.name}` || url.pathname.startsWith(`/${s.name}/`));
+    if (site !== undefined) {
+      if (url.pathname === `/${site.name}`) {
+        redirect(res, 301, `/${site.name}/${url.search}`);
+        return;
+      }
       const state = resolveSession(req, url, res, sessions);
-      if (await handleShop(req, res, url, catalog, state)) return;
+      if (await site.handle(req, res, url, state)) return;
       res.setHeader('Allow', 'GET, HEAD, POST');
       sendText(res, 405, `${req.method ?? '?'} is not allowed on ${url.pathname}\n`);
       return;
@@ -113,13 +126,14 @@ export async function startSitesServer(opts: SitesServerOptions): Promise<SitesS
   const port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   origin = `http://${shownHost}:${port}`;
-  log.info({ url: origin, seed, products: catalog.products.length }, 'sites listening');
+  log.info({ url: origin, seed, sites: sites.map((x) => x.name) }, 'sites listening');
 
   let closing: Promise<void> | undefined;
   return {
     url: origin,
     port,
     catalog,
+    sites,
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

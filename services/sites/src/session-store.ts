@@ -11,6 +11,8 @@ export interface SessionState {
   cart: Map<string, number>;
   /** Shown once on the next page render, then cleared. */
   notice: Notice | undefined;
+  /** Per-site state of the other bundled sites, keyed by site name (see `siteData`). */
+  sites: Map<string, unknown>;
 }
 
 export const DEFAULT_MAX_SESSIONS = 10_000;
@@ -27,7 +29,7 @@ export class SessionStore {
   get(id: string): SessionState {
     let s = this.#sessions.get(id);
     if (s === undefined) {
-      s = { cart: new Map(), notice: undefined };
+      s = { cart: new Map(), notice: undefined, sites: new Map() };
       if (this.#sessions.size >= this.#max) {
         const oldest = this.#sessions.keys().next();
         if (!oldest.done) this.#sessions.delete(oldest.value);

@@ -23,7 +23,7 @@ function safeDecode(s: string): string {
 
 /** Reads and clears the one-shot notice, so a render shows it exactly once. */
 function takeNotice(state: SessionState): SessionState {
-  const shown = { cart: state.cart, notice: state.notice };
+  const shown = { ...state };
   state.notice = undefined;
   return shown;
 }

@@ -1,0 +1,77 @@
+// The registry of bundled task suites. Every bundled site has one suite with a seeded generator;
+// the sites' `/__owrl/tasks` endpoint, the learner and `owrl tasks sample` all go through here, so a
+// new site becomes usable everywhere by adding its suite to SUITES.
+import type { Task } from '@owrl/proto';
+import { TaskError, TaskErrorCode } from './errors.js';
+import { DEFAULT_CATALOG_SEED } from './shop-catalog.js';
+import { generateShopTasks, SHOP_FAMILIES, SHOP_SITE, SHOP_SUITE, type ShopFamilyName } from './shop-tasks.js';
+
+/** Options every suite generator takes. Same options (and data seed) → same tasks, in order. */
+export interface SuiteGenerateOptions {
+  /** Chooses which tasks are drawn and in what order. */
+  seed: number;
+  /** Number of tasks (integer >= 0). */
+  n: number;
+  /** Origin of the sites server the tasks point at, e.g. `http://127.0.0.1:8400`. */
+  baseUrl: string;
+  /** Keep only families of these difficulties (empty or absent: all). */
+  difficulties?: readonly number[] | undefined;
+  /** Keep only these families (empty or absent: all). */
+  families?: readonly string[] | undefined;
+  /** Seed of the site's data (catalog, flights, articles, mailboxes); must match the server's. */
+  dataSeed?: number | undefined;
+}
+
+/** What a suite tells about one of its families (for listings, docs and curricula). */
+export interface SuiteFamilyInfo {
+  name: string;
+  /** Policy steps of the intended shortest solution. */
+  difficulty: number;
+  /** What the verifier checks. */
+  check: 'answer' | 'site_state' | 'page_expression';
+}
+
+export interface SuiteDef {
+  /** Suite name (`Task.suite`), e.g. `shop`. */
+  name: string;
+  /** Bundled site serving it (`Task.site`); its pages live under `/<site>/`. */
+  site: string;
+  families: readonly SuiteFamilyInfo[];
+  /** @throws TaskError TASK_BAD_ARGUMENT for unusable options (unknown family, bad n...). */
+  generate(opts: SuiteGenerateOptions): Task[];
+}
+
+/** Data seed the sites server uses when none is configured (all sites). */
+export const DEFAULT_DATA_SEED = DEFAULT_CATALOG_SEED;
+
+export const SHOP_SUITE_DEF: SuiteDef = {
+  name: SHOP_SUITE,
+  site: SHOP_SITE,
+  families: SHOP_FAMILIES.map((f) => ({ name: f.name, difficulty: f.difficulty, check: f.check === 'cart' ? 'site_state' : 'answer' })),
+  generate: (o) => generateShopTasks({ ...o, families: o.families as readonly ShopFamilyName[] | undefined, catalogSeed: o.dataSeed }),
+};
+
+/** Every bundled suite. Add a site's suite here to serve it. */
+export const SUITES: readonly SuiteDef[] = [SHOP_SUITE_DEF];
+
+/** Names of the bundled suites. */
+export function suiteNames(): string[] {
+  return SUITES.map((s) => s.name);
+}
+
+/**
+ * The suite called `name`.
+ * @throws TaskError TASK_BAD_ARGUMENT naming the known suites when there is none of that name.
+ */
+export function getSuite(name: string): SuiteDef {
+  const s = SUITES.find((x) => x.name === name);
+  if (s === undefined) {
+    throw new TaskError(TaskErrorCode.BadArgument, `unknown suite ${JSON.stringify(name)} (suites: ${suiteNames().join(', ')})`, { field: 'suite' });
+  }
+  return s;
+}
+
+/** Tasks of suite `name` (see SuiteDef.generate). */
+export function generateSuiteTasks(name: string, opts: SuiteGenerateOptions): Task[] {
+  return getSuite(name).generate(opts);
+}
