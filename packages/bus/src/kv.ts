@@ -213,18 +213,26 @@ export class Blacklist {
     }
   }
 
-  async remove(host: string): Promise<void> {
-    await this.kv.delete(encodeKvKey('host', normalizeHost(host)));
+  /** Unlists `host`; returns whether it was listed (expired entries included). */
+  async remove(host: string): Promise<boolean> {
+    const key = encodeKvKey('host', normalizeHost(host));
+    try {
+      if (!isLive(await this.kv.get(key))) return false;
+      await this.kv.delete(key);
+      return true;
+    } catch (e) {
+      throw kvFailed(`unlist ${host}`, e);
+    }
   }
 
   async get(host: string): Promise<BlacklistEntry | null> {
-    const e = await this.kv.get(encodeKvKey('host', normalizeHost(host)));
-    if (!isLive(e)) return null;
+    let e: KvEntry | null;
     try {
-      return e.json<BlacklistEntry>();
-    } catch {
-      return null;
+      e = await this.kv.get(encodeKvKey('host', normalizeHost(host)));
+    } catch (err) {
+      throw kvFailed(`get ${KV_BLACKLIST} ${host}`, err);
     }
+    return isLive(e) ? parseEntry(e) : null;
   }
 
   /** Whether `host` is listed with `untilMs` after `nowMs` (expired entries do not block). */
@@ -235,14 +243,14 @@ export class Blacklist {
   /** All entries, expired ones included (see isEntryBlocking), sorted by host. */
   async list(): Promise<Array<BlacklistEntry & { host: string }>> {
     const out: Array<BlacklistEntry & { host: string }> = [];
-    for (const key of await allKeys(this.kv)) {
-      const e = await this.kv.get(key);
-      if (!isLive(e)) continue;
-      try {
-        out.push({ ...e.json<BlacklistEntry>(), host: decodeKvKey(key) });
-      } catch {
-        // not ours
+    try {
+      for (const key of await allKeys(this.kv)) {
+        const e = await this.kv.get(key);
+        const entry = isLive(e) ? parseEntry(e) : null;
+        if (entry) out.push({ ...entry, host: decodeKvKey(key) });
       }
+    } catch (err) {
+      throw kvFailed(`list ${KV_BLACKLIST}`, err);
     }
     return out.sort((a, b) => a.host.localeCompare(b.host));
   }
@@ -250,5 +258,80 @@ export class Blacklist {
   /** Hosts blocked at `nowMs`, for one-shot filtering of a task pool. */
   async blockedHosts(nowMs: number = Date.now()): Promise<Set<string>> {
     return new Set((await this.list()).filter((e) => isEntryBlocking(e, nowMs)).map((e) => e.host));
+  }
+
+  /** The bucket TTL in ms: the server drops any entry this long after it was written, whatever its `untilMs`. */
+  async bucketTtlMs(): Promise<number> {
+    try {
+      return (await this.kv.status()).ttl;
+    } catch (e) {
+      throw kvFailed(`status of ${KV_BLACKLIST}`, e);
+    }
+  }
+}
+
+/** A stored entry, or null when the value is not one (foreign or corrupt values never block). */
+function parseEntry(e: KvEntry): BlacklistEntry | null {
+  let v: Partial<BlacklistEntry>;
+  try {
+    v = e.json<Partial<BlacklistEntry>>();
+  } catch {
+    return null;
+  }
+  if (typeof v !== 'object' || v === null) return null;
+  const { reason, failures, untilMs } = v;
+  if (typeof reason !== 'string' || typeof failures !== 'number' || typeof untilMs !== 'number' || !Number.isFinite(untilMs)) return null;
+  return { reason, failures, untilMs };
+}
+
+/**
+ * Blacklist look-ups for hot paths (an actor before each episode, the learner before each
+ * re-dispatch): each host's entry is read from KV at most once per `ttlMs`; concurrent look-ups
+ * of one host share a read. `note()` records an entry the caller just wrote, so its own additions
+ * take effect at once.
+ */
+export class BlacklistCache {
+  private readonly entries = new Map<string, { entry: BlacklistEntry | null; readAtMs: number; seq: number }>();
+  private readonly reading = new Map<string, Promise<BlacklistEntry | null>>();
+  private seq = 0;
+
+  constructor(
+    private readonly blacklist: Blacklist,
+    private readonly ttlMs: number,
+    private readonly clock: () => number = Date.now,
+  ) {
+    if (!Number.isFinite(ttlMs) || ttlMs < 0) throw new BusError(BusErrorCode.InvalidArgument, `blacklist cache ttlMs=${String(ttlMs)} must be a finite number >= 0`);
+  }
+
+  /** The entry of `host` (possibly expired), at most `ttlMs` old. @throws BusError when KV cannot be read. */
+  async entry(host: string): Promise<BlacklistEntry | null> {
+    const key = normalizeHost(host);
+    const hit = this.entries.get(key);
+    if (hit && this.clock() - hit.readAtMs < this.ttlMs) return hit.entry;
+    const pending = this.reading.get(key);
+    if (pending) return pending;
+    const seq = ++this.seq;
+    const read = this.blacklist.get(key).then((entry) => {
+      // a note() made while reading is newer than what the read returns
+      if ((this.entries.get(key)?.seq ?? 0) < seq) this.entries.set(key, { entry, readAtMs: this.clock(), seq });
+      const cur = this.entries.get(key);
+      return cur ? cur.entry : entry;
+    });
+    this.reading.set(key, read);
+    try {
+      return await read;
+    } finally {
+      this.reading.delete(key);
+    }
+  }
+
+  /** Whether `host` is blocked now (see isEntryBlocking). */
+  async isBlocked(host: string): Promise<boolean> {
+    return isEntryBlocking(await this.entry(host), this.clock());
+  }
+
+  /** Records an entry the caller wrote to (or removed from, with null) the blacklist. */
+  note(host: string, entry: BlacklistEntry | null): void {
+    this.entries.set(normalizeHost(host), { entry, readAtMs: this.clock(), seq: ++this.seq });
   }
 }

@@ -10,3 +10,4 @@ export * from './verdict-source.js';
 export * from './pipeline.js';
 export * from './scored.js';
 export * from './dedupe.js';
+export * from './calibration.js';

@@ -3,7 +3,17 @@
 import type { Verdict } from '@owrl/proto';
 
 export type JudgeOutcome =
-  | { kind: 'scored'; verdict: Verdict }
+  | {
+      kind: 'scored';
+      verdict: Verdict;
+      /**
+       * Shadow mode: the judge model's verdict on a trajectory the verifier decided (never used
+       * for the reward; measures the model against the verifier).
+       */
+      shadow?: Verdict;
+      /** Why the shadow source gave no verdict (timeout, crash), when it was asked and failed. */
+      shadowUnavailable?: string;
+    }
   | {
       kind: 'excluded';
       /** Stable reason: `<termination class lowercased>:<reason code>` or `judge:<failure>`. */

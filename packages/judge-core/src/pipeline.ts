@@ -18,6 +18,12 @@ export interface JudgeDeps {
    * judge model for tasks without a verifier).
    */
   sources?: readonly VerdictProvider[];
+  /**
+   * Shadow mode (DESIGN §7): when the task's verifier decides, this source (the judge model) also
+   * judges the trajectory, concurrently; its verdict is recorded next to the reward but never
+   * changes it. Its failures only leave the shadow empty.
+   */
+  shadow?: VerdictProvider;
   /** Aborts in-flight source calls (shutdown); they then end as excluded. */
   signal?: AbortSignal;
 }
@@ -58,11 +64,26 @@ export async function judgeTrajectory(traj: Trajectory, deps: JudgeDeps): Promis
     return verdict(VerdictSource.RULE, false, `no done(): terminated by ${className}:${reasonCode}`);
   }
 
-  for (const source of [verifierSource(deps.verifiers), ...(deps.sources ?? [])]) {
+  const verifier = verifierSource(deps.verifiers);
+  // The shadow runs alongside the verifier; it is only awaited when the verifier decides.
+  let shadowRun: Promise<SourceResult | null> | undefined;
+  const startShadow = (): Promise<SourceResult | null> | undefined => {
+    if (deps.shadow === undefined) return undefined;
+    shadowRun ??= runSource(deps.shadow, traj, deps);
+    return shadowRun;
+  };
+  if (traj.request?.task?.verifier !== undefined) void startShadow()?.catch(() => null);
+  for (const source of [verifier, ...(deps.sources ?? [])]) {
     const r = await runSource(source, traj, deps);
     if (r === null) continue;
     if (r.kind === 'unavailable') return { kind: 'excluded', reason: r.reason, detail: r.detail };
-    return verdict(source.source, r.success, r.detail, r.pSuccess);
+    const out = verdict(source.source, r.success, r.detail, r.pSuccess);
+    const shadow = source === verifier ? startShadow() : undefined;
+    if (shadow === undefined || out.kind !== 'scored') return out;
+    const s = await shadow;
+    if (s === null) return out;
+    if (s.kind === 'unavailable') return { ...out, shadowUnavailable: s.reason };
+    return { ...out, shadow: makeVerdict(deps.judgeVersion, deps.shadow?.source ?? VerdictSource.MODEL, s.success, s.detail, s.pSuccess) };
   }
   return { kind: 'excluded', reason: ExcludedReason.NoVerdictSource, detail: 'the task has no verifier and no other verdict source can judge it' };
 }

@@ -18,5 +18,6 @@ export function toScored(traj: Trajectory, outcome: JudgeOutcome, nowMs: number)
     trainable: outcome.kind === 'scored',
     judgedAtMs: BigInt(Math.max(0, Math.floor(nowMs))),
     ...(outcome.kind === 'scored' ? { verdict: outcome.verdict } : { excludedReason: outcome.reason }),
+    ...(outcome.kind === 'scored' && outcome.shadow !== undefined ? { shadow: outcome.shadow } : {}),
   });
 }

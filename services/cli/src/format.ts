@@ -45,6 +45,13 @@ export function formatState(s: RunState): string {
   }
   lines.push(`terminations ${kv(s.terminations)}`);
   if (Object.keys(s.excluded).length) lines.push(`excluded ${kv(s.excluded)}`);
+  const j = s.judge;
+  if (j !== undefined && j.n > 0n) {
+    const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+    lines.push(
+      `judge ${j.judgeVersion} vs verifiers (shadow, n=${j.n}): agreement ${pct(j.agreement)}  precision ${pct(j.precision)}  recall ${pct(j.recall)}  F1 ${j.f1.toFixed(3)}  (tp ${j.tp} fp ${j.fp} fn ${j.fn} tn ${j.tn})`,
+    );
+  }
   const last = s.rounds[s.rounds.length - 1];
   if (last) lines.push(`last ${formatRound(last, s.roundsTotal)}`);
   return lines.join('\n');

@@ -1,6 +1,6 @@
 // Prometheus metrics of the judge, registered on the registry the service is given (no global
 // default registry): outcomes by source, latency, duplicates, exclusions and publish failures.
-import { Counter, Histogram, FAST_BUCKETS, type Registry } from '@owrl/telemetry';
+import { Counter, Gauge, Histogram, FAST_BUCKETS, type Registry } from '@owrl/telemetry';
 
 export interface JudgeMetrics {
   /** outcome: success | failure | excluded; source: format | rule | verifier | model | none. */
@@ -9,6 +9,12 @@ export interface JudgeMetrics {
   latency: Histogram;
   duplicates: Counter;
   publishFailures: Counter;
+  /** Shadow mode: pairs of (model, verifier) verdicts, each `success` | `failure`. */
+  shadowPairs: Counter<'model' | 'verifier'>;
+  /** Shadow verdicts the model could not give (timeout, crash), by reason. */
+  shadowUnavailable: Counter<'reason'>;
+  /** Running calibration of the model against the verifiers: agreement, precision, recall, f1. */
+  shadowCalibration: Gauge<'figure'>;
 }
 
 /** Registers the judge's metrics on `reg` (once per registry: prom-client rejects duplicate names). */
@@ -40,6 +46,24 @@ export function createJudgeMetrics(reg: Registry): JudgeMetrics {
     publishFailures: new Counter({
       name: 'owrl_judge_publish_failures_total',
       help: 'Scored trajectories that could not be published (the trajectory is redelivered)',
+      registers: [reg],
+    }),
+    shadowPairs: new Counter({
+      name: 'owrl_judge_shadow_pairs_total',
+      help: 'Shadow mode: trajectories judged by both the verifier (reward) and the model, by both verdicts',
+      labelNames: ['model', 'verifier'] as const,
+      registers: [reg],
+    }),
+    shadowUnavailable: new Counter({
+      name: 'owrl_judge_shadow_unavailable_total',
+      help: 'Shadow mode: trajectories the model could not judge (the reward is unaffected), by reason',
+      labelNames: ['reason'] as const,
+      registers: [reg],
+    }),
+    shadowCalibration: new Gauge({
+      name: 'owrl_judge_shadow_calibration_ratio',
+      help: 'Shadow mode: the model against the verifiers since start (figure = agreement | precision | recall | f1)',
+      labelNames: ['figure'] as const,
       registers: [reg],
     }),
   };

@@ -14,6 +14,10 @@ import {
 } from '@owrl/bus';
 import { parseTrajectoryId } from '@owrl/core';
 import {
+  addPair,
+  calibrationFigures,
+  emptyConfusion,
+  type Confusion,
   createVerifiers,
   judgeTrajectory,
   LruSet,
@@ -41,8 +45,13 @@ export interface JudgeServiceOptions {
   timeoutMs?: number;
   /** Programmatic checks; default createVerifiers() (global fetch). */
   verifiers?: Verifiers;
-  /** Further verdict sources after the task's verifier (a judge model, later). */
+  /** Further verdict sources after the task's verifier (the judge model for tasks without one). */
   sources?: readonly VerdictProvider[];
+  /**
+   * Shadow mode: a source (the judge model) that also judges every trajectory the task verifier
+   * decides; its verdict is published as `shadow` and measured against the verifier.
+   */
+  shadow?: VerdictProvider;
   /** Trajectory ids remembered for redelivery dedupe. Default 100 000. */
   dedupeCapacity?: number;
   /** Clock for judged_at_ms (epoch ms). */
@@ -58,6 +67,8 @@ export interface JudgeStats {
   publishFailures: number;
   /** Messages terminated as poison (no usable id or run id, or unpublishable). */
   terminated: number;
+  /** Shadow mode: the model against the verifiers since start. */
+  shadow: Confusion;
 }
 
 const SOURCE_LABEL: Record<VerdictSource, string> = {
@@ -77,12 +88,13 @@ export class JudgeService {
   readonly #timeoutMs: number;
   readonly #verifiers: Verifiers;
   readonly #sources: readonly VerdictProvider[];
+  readonly #shadow: VerdictProvider | undefined;
   readonly #published: LruSet;
   readonly #inFlight = new Set<string>();
   readonly #now: () => number;
   readonly #pullExpiresMs: number | undefined;
   #handle: ConsumeHandle | null = null;
-  readonly stats: JudgeStats = { published: 0, duplicates: 0, publishFailures: 0, terminated: 0 };
+  readonly stats: JudgeStats = { published: 0, duplicates: 0, publishFailures: 0, terminated: 0, shadow: emptyConfusion() };
 
   /** @throws RangeError naming the option when judgeVersion, concurrency or timeoutMs is invalid. */
   constructor(opts: JudgeServiceOptions) {
@@ -98,6 +110,7 @@ export class JudgeService {
     this.#timeoutMs = timeoutMs;
     this.#verifiers = opts.verifiers ?? createVerifiers();
     this.#sources = opts.sources ?? [];
+    this.#shadow = opts.shadow;
     this.#published = new LruSet(opts.dedupeCapacity ?? 100_000);
     this.#now = opts.now ?? Date.now;
     this.#pullExpiresMs = opts.pullExpiresMs;
@@ -205,6 +218,7 @@ export class JudgeService {
         judgeVersion: this.#judgeVersion,
         timeoutMs: this.#timeoutMs,
         sources: this.#sources,
+        ...(this.#shadow !== undefined ? { shadow: this.#shadow } : {}),
       });
     } catch (e) {
       // A bug in the judge is an infrastructure outcome like any other, never a reward.
@@ -272,5 +286,12 @@ export class JudgeService {
     }
     const v = outcome.verdict;
     this.#metrics.trajectories.inc({ outcome: v.success ? 'success' : 'failure', source: SOURCE_LABEL[v.source] });
+    if (outcome.shadowUnavailable !== undefined) this.#metrics.shadowUnavailable.inc({ reason: outcome.shadowUnavailable });
+    if (outcome.shadow !== undefined) {
+      const label = (b: boolean): string => (b ? 'success' : 'failure');
+      this.#metrics.shadowPairs.inc({ model: label(outcome.shadow.success), verifier: label(v.success) });
+      const f = calibrationFigures(addPair(this.stats.shadow, outcome.shadow.success, v.success));
+      for (const figure of ['agreement', 'precision', 'recall', 'f1'] as const) this.#metrics.shadowCalibration.set({ figure }, f[figure]);
+    }
   }
 }

@@ -19,6 +19,7 @@ import {
   type ScoredTrajectory,
   type Task,
 } from '@owrl/proto';
+import { recordShadow } from './judge-calibration.js';
 import { CONSUMER_LEARNER, STREAM_SCORED, taskSubject, type Bus, type Delivery, type WeightsPointer, type Blacklist } from '@owrl/bus';
 import { exportOnnx, POLICY_KIND, type PointerModel } from '@owrl/policy';
 import { Curriculum, groupAdvantages, groupFate, type GrpoTrainer, type GroupLike } from '@owrl/rl';
@@ -295,6 +296,7 @@ export class Learner implements LearnerControl {
       const stTerm = store.mutable.terminations;
       stTerm[cls] = (stTerm[cls] ?? 0n) + 1n;
       metrics.terminations.inc({ class: cls, host: hostOf(traj?.request?.task?.startUrl ?? '') });
+      recordShadow(store.mutable, ev.scored);
       if (res.kind === 'trainable') {
         c().trainable += 1n;
         const reward = ev.scored.verdict?.reward ?? 0;

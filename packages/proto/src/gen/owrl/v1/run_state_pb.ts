@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file owrl/v1/run_state.proto.
  */
 export const file_owrl_v1_run_state: GenFile = /*@__PURE__*/
-  fileDesc("Chdvd3JsL3YxL3J1bl9zdGF0ZS5wcm90bxIHb3dybC52MSK7AgoLUnVuQ291bnRlcnMSEgoKZGlzcGF0Y2hlZBgBIAEoBBIUCgxyZWRpc3BhdGNoZWQYAiABKAQSFwoPc2NvcmVkX2luZ2VzdGVkGAMgASgEEhEKCXRyYWluYWJsZRgEIAEoBBIQCghleGNsdWRlZBgFIAEoBBIaChJkdXBsaWNhdGVzX2Ryb3BwZWQYBiABKAQSEQoJaW5fZmxpZ2h0GAcgASgEEhMKC2dyb3Vwc19rZXB0GAggASgEEh8KF2dyb3Vwc19kcm9wcGVkX2FsbF96ZXJvGAkgASgEEh4KFmdyb3Vwc19kcm9wcGVkX2FsbF9vbmUYCiABKAQSGAoQZ3JvdXBzX2FiYW5kb25lZBgLIAEoBBIPCgd1cGRhdGVzGAwgASgEEhQKDGxhdGVfZHJvcHBlZBgNIAEoBCJJCg5EaWZmaWN1bHR5U3RhdBISCgpkaWZmaWN1bHR5GAEgASgNEhAKCGVwaXNvZGVzGAIgASgNEhEKCXN1Y2Nlc3NlcxgDIAEoDSKuBAoMUm91bmRTdW1tYXJ5Eg0KBXJvdW5kGAEgASgEEhYKDnBvbGljeV92ZXJzaW9uGAIgASgEEhEKCW1heF9zdGVwcxgDIAEoDRIQCghlcGlzb2RlcxgEIAEoDRIRCglzdWNjZXNzZXMYBSABKA0SFAoMc3VjY2Vzc19yYXRlGAYgASgBEhMKC2dyb3Vwc19rZXB0GAcgASgNEh8KF2dyb3Vwc19kcm9wcGVkX2FsbF96ZXJvGAggASgNEh4KFmdyb3Vwc19kcm9wcGVkX2FsbF9vbmUYCSABKA0SPQoMdGVybWluYXRpb25zGAogAygLMicub3dybC52MS5Sb3VuZFN1bW1hcnkuVGVybWluYXRpb25zRW50cnkSNQoIZXhjbHVkZWQYCyADKAsyIy5vd3JsLnYxLlJvdW5kU3VtbWFyeS5FeGNsdWRlZEVudHJ5Ei4KDWJ5X2RpZmZpY3VsdHkYDCADKAsyFy5vd3JsLnYxLkRpZmZpY3VsdHlTdGF0EgwKBGxvc3MYDSABKAESFQoNY2xpcF9mcmFjdGlvbhgOIAEoARIOCgZ3YWxsX3MYDyABKAESEgoKbWVhbl9zdGVwcxgQIAEoARozChFUZXJtaW5hdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBGi8KDUV4Y2x1ZGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgNOgI4ASKbBAoIUnVuU3RhdGUSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SDgoGcnVuX2lkGAIgASgJEiAKBXBoYXNlGAMgASgOMhEub3dybC52MS5SdW5QaGFzZRINCgVyb3VuZBgEIAEoBBIUCgxyb3VuZHNfdG90YWwYBSABKAQSFgoOcG9saWN5X3ZlcnNpb24YBiABKAQSJgoIY291bnRlcnMYByABKAsyFC5vd3JsLnYxLlJ1bkNvdW50ZXJzEiUKBnJvdW5kcxgIIAMoCzIVLm93cmwudjEuUm91bmRTdW1tYXJ5EjkKDHRlcm1pbmF0aW9ucxgJIAMoCzIjLm93cmwudjEuUnVuU3RhdGUuVGVybWluYXRpb25zRW50cnkSMQoIZXhjbHVkZWQYCiADKAsyHy5vd3JsLnYxLlJ1blN0YXRlLkV4Y2x1ZGVkRW50cnkSFQoNc3RhcnRlZF9hdF9tcxgLIAEoBBIVCg11cGRhdGVkX2F0X21zGAwgASgEEhgKEHJlc291cmNlX3ZlcnNpb24YDSABKAQSDwoHbWVzc2FnZRgOIAEoCRIMCgRtb2RlGA8gASgJGjMKEVRlcm1pbmF0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEaLwoNRXhjbHVkZWRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBKpgBCghSdW5QaGFzZRIZChVSVU5fUEhBU0VfVU5TUEVDSUZJRUQQABIWChJSVU5fUEhBU0VfU1RBUlRJTkcQARIVChFSVU5fUEhBU0VfUlVOTklORxACEhQKEFJVTl9QSEFTRV9QQVVTRUQQAxIWChJSVU5fUEhBU0VfRklOSVNIRUQQBBIUChBSVU5fUEhBU0VfRkFJTEVEEAViBnByb3RvMw");
+  fileDesc("Chdvd3JsL3YxL3J1bl9zdGF0ZS5wcm90bxIHb3dybC52MSK7AgoLUnVuQ291bnRlcnMSEgoKZGlzcGF0Y2hlZBgBIAEoBBIUCgxyZWRpc3BhdGNoZWQYAiABKAQSFwoPc2NvcmVkX2luZ2VzdGVkGAMgASgEEhEKCXRyYWluYWJsZRgEIAEoBBIQCghleGNsdWRlZBgFIAEoBBIaChJkdXBsaWNhdGVzX2Ryb3BwZWQYBiABKAQSEQoJaW5fZmxpZ2h0GAcgASgEEhMKC2dyb3Vwc19rZXB0GAggASgEEh8KF2dyb3Vwc19kcm9wcGVkX2FsbF96ZXJvGAkgASgEEh4KFmdyb3Vwc19kcm9wcGVkX2FsbF9vbmUYCiABKAQSGAoQZ3JvdXBzX2FiYW5kb25lZBgLIAEoBBIPCgd1cGRhdGVzGAwgASgEEhQKDGxhdGVfZHJvcHBlZBgNIAEoBCJJCg5EaWZmaWN1bHR5U3RhdBISCgpkaWZmaWN1bHR5GAEgASgNEhAKCGVwaXNvZGVzGAIgASgNEhEKCXN1Y2Nlc3NlcxgDIAEoDSKuBAoMUm91bmRTdW1tYXJ5Eg0KBXJvdW5kGAEgASgEEhYKDnBvbGljeV92ZXJzaW9uGAIgASgEEhEKCW1heF9zdGVwcxgDIAEoDRIQCghlcGlzb2RlcxgEIAEoDRIRCglzdWNjZXNzZXMYBSABKA0SFAoMc3VjY2Vzc19yYXRlGAYgASgBEhMKC2dyb3Vwc19rZXB0GAcgASgNEh8KF2dyb3Vwc19kcm9wcGVkX2FsbF96ZXJvGAggASgNEh4KFmdyb3Vwc19kcm9wcGVkX2FsbF9vbmUYCSABKA0SPQoMdGVybWluYXRpb25zGAogAygLMicub3dybC52MS5Sb3VuZFN1bW1hcnkuVGVybWluYXRpb25zRW50cnkSNQoIZXhjbHVkZWQYCyADKAsyIy5vd3JsLnYxLlJvdW5kU3VtbWFyeS5FeGNsdWRlZEVudHJ5Ei4KDWJ5X2RpZmZpY3VsdHkYDCADKAsyFy5vd3JsLnYxLkRpZmZpY3VsdHlTdGF0EgwKBGxvc3MYDSABKAESFQoNY2xpcF9mcmFjdGlvbhgOIAEoARIOCgZ3YWxsX3MYDyABKAESEgoKbWVhbl9zdGVwcxgQIAEoARozChFUZXJtaW5hdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBGi8KDUV4Y2x1ZGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgNOgI4ASKmAQoQSnVkZ2VDYWxpYnJhdGlvbhIJCgFuGAEgASgEEgoKAnRwGAIgASgEEgoKAmZwGAMgASgEEgoKAmZuGAQgASgEEgoKAnRuGAUgASgEEhEKCWFncmVlbWVudBgGIAEoARIRCglwcmVjaXNpb24YByABKAESDgoGcmVjYWxsGAggASgBEgoKAmYxGAkgASgBEhUKDWp1ZGdlX3ZlcnNpb24YCiABKAkixQQKCFJ1blN0YXRlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEg4KBnJ1bl9pZBgCIAEoCRIgCgVwaGFzZRgDIAEoDjIRLm93cmwudjEuUnVuUGhhc2USDQoFcm91bmQYBCABKAQSFAoMcm91bmRzX3RvdGFsGAUgASgEEhYKDnBvbGljeV92ZXJzaW9uGAYgASgEEiYKCGNvdW50ZXJzGAcgASgLMhQub3dybC52MS5SdW5Db3VudGVycxIlCgZyb3VuZHMYCCADKAsyFS5vd3JsLnYxLlJvdW5kU3VtbWFyeRI5Cgx0ZXJtaW5hdGlvbnMYCSADKAsyIy5vd3JsLnYxLlJ1blN0YXRlLlRlcm1pbmF0aW9uc0VudHJ5EjEKCGV4Y2x1ZGVkGAogAygLMh8ub3dybC52MS5SdW5TdGF0ZS5FeGNsdWRlZEVudHJ5EhUKDXN0YXJ0ZWRfYXRfbXMYCyABKAQSFQoNdXBkYXRlZF9hdF9tcxgMIAEoBBIYChByZXNvdXJjZV92ZXJzaW9uGA0gASgEEg8KB21lc3NhZ2UYDiABKAkSDAoEbW9kZRgPIAEoCRIoCgVqdWRnZRgQIAEoCzIZLm93cmwudjEuSnVkZ2VDYWxpYnJhdGlvbhozChFUZXJtaW5hdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBGi8KDUV4Y2x1ZGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgEOgI4ASqYAQoIUnVuUGhhc2USGQoVUlVOX1BIQVNFX1VOU1BFQ0lGSUVEEAASFgoSUlVOX1BIQVNFX1NUQVJUSU5HEAESFQoRUlVOX1BIQVNFX1JVTk5JTkcQAhIUChBSVU5fUEhBU0VfUEFVU0VEEAMSFgoSUlVOX1BIQVNFX0ZJTklTSEVEEAQSFAoQUlVOX1BIQVNFX0ZBSUxFRBAFYgZwcm90bzM");
 
 /**
  * Every dispatched rollout is accounted for: dispatched = scored_trainable + excluded + in_flight.
@@ -219,6 +219,73 @@ export const RoundSummarySchema: GenMessage<RoundSummary> = /*@__PURE__*/
   messageDesc(file_owrl_v1_run_state, 2);
 
 /**
+ * Shadow mode: the judge model measured against the task verifiers on the run's trajectories
+ * (positive = success; the verifier is the reference).
+ *
+ * @generated from message owrl.v1.JudgeCalibration
+ */
+export type JudgeCalibration = Message<"owrl.v1.JudgeCalibration"> & {
+  /**
+   * @generated from field: uint64 n = 1;
+   */
+  n: bigint;
+
+  /**
+   * @generated from field: uint64 tp = 2;
+   */
+  tp: bigint;
+
+  /**
+   * @generated from field: uint64 fp = 3;
+   */
+  fp: bigint;
+
+  /**
+   * @generated from field: uint64 fn = 4;
+   */
+  fn: bigint;
+
+  /**
+   * @generated from field: uint64 tn = 5;
+   */
+  tn: bigint;
+
+  /**
+   * @generated from field: double agreement = 6;
+   */
+  agreement: number;
+
+  /**
+   * @generated from field: double precision = 7;
+   */
+  precision: number;
+
+  /**
+   * @generated from field: double recall = 8;
+   */
+  recall: number;
+
+  /**
+   * @generated from field: double f1 = 9;
+   */
+  f1: number;
+
+  /**
+   * Judge version of the latest shadow verdict.
+   *
+   * @generated from field: string judge_version = 10;
+   */
+  judgeVersion: string;
+};
+
+/**
+ * Describes the message owrl.v1.JudgeCalibration.
+ * Use `create(JudgeCalibrationSchema)` to create a new message.
+ */
+export const JudgeCalibrationSchema: GenMessage<JudgeCalibration> = /*@__PURE__*/
+  messageDesc(file_owrl_v1_run_state, 3);
+
+/**
  * @generated from message owrl.v1.RunState
  */
 export type RunState = Message<"owrl.v1.RunState"> & {
@@ -302,6 +369,13 @@ export type RunState = Message<"owrl.v1.RunState"> & {
    * @generated from field: string mode = 15;
    */
   mode: string;
+
+  /**
+   * Present once the judge has produced shadow verdicts.
+   *
+   * @generated from field: owrl.v1.JudgeCalibration judge = 16;
+   */
+  judge?: JudgeCalibration | undefined;
 };
 
 /**
@@ -309,7 +383,7 @@ export type RunState = Message<"owrl.v1.RunState"> & {
  * Use `create(RunStateSchema)` to create a new message.
  */
 export const RunStateSchema: GenMessage<RunState> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 3);
+  messageDesc(file_owrl_v1_run_state, 4);
 
 /**
  * @generated from enum owrl.v1.RunPhase
