@@ -1,9 +1,13 @@
 // Benchmarks: `npm run bench -- <name>`. Each prints progress to stderr and, as its last line on
 // stdout, one JSON object of figures.
+import { judgeBench } from './judge.js';
+import { envBench } from './env.js';
 import { learningBench } from './learning.js';
 
 const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   learning: learningBench,
+  env: envBench,
+  judge: judgeBench,
 };
 
 async function main(): Promise<void> {

@@ -14,8 +14,17 @@ export interface WallVerdict {
   marker: string;
 }
 
-/** Selectors of well-known challenge widgets, checked in the page. */
+/** Selectors of challenge interstitials (a whole page that stands between the agent and the site). */
+export const INTERSTITIAL_SELECTORS: ReadonlySet<string> = new Set(['#cf-challenge-running', '#challenge-form', '#challenge-stage']);
+
+/**
+ * Selectors of well-known challenge pages and widgets, checked in the page in this order (the
+ * first match is the marker): interstitials first, since they often embed a captcha widget.
+ */
 export const WALL_SELECTORS = [
+  '#cf-challenge-running',
+  '#challenge-form',
+  '#challenge-stage',
   'iframe[src*="recaptcha"]',
   'iframe[src*="hcaptcha"]',
   'iframe[src*="challenges.cloudflare.com"]',
@@ -24,9 +33,6 @@ export const WALL_SELECTORS = [
   '.h-captcha',
   '.cf-turnstile',
   '#px-captcha',
-  '#cf-challenge-running',
-  '#challenge-form',
-  '#challenge-stage',
   '[data-sitekey]',
   'form[action*="captcha"]',
 ] as const;
@@ -36,7 +42,7 @@ const CAPTCHA_TEXT = /(solve|complete|enter) the captcha|verify (that )?you are 
 const INTERSTITIAL_TEXT = /checking (if the site connection is secure|your browser)|just a moment\.\.\.|attention required|access denied|request blocked|you have been blocked|enable javascript and cookies to continue|ddos protection by/i;
 
 export function detectWall(s: WallSignals): WallVerdict | null {
-  if (s.selector) return { kind: 'captcha', marker: s.selector };
+  if (s.selector) return { kind: INTERSTITIAL_SELECTORS.has(s.selector) ? 'interstitial' : 'captcha', marker: s.selector };
   const title = s.title.slice(0, 200);
   const text = s.smallText.slice(0, 3000);
   let m = CAPTCHA_TITLE.exec(title) ?? CAPTCHA_TEXT.exec(title) ?? CAPTCHA_TEXT.exec(text);

@@ -1,12 +1,12 @@
 // One Chromium process serving many episodes: launch with the hardening switches, find its pid
-// through a marker switch, report its process-tree memory and uptime, notice a crash, and close
+// through a marker switch, report its process-tree memory (PSS and RSS) and uptime, notice a crash, and close
 // it so that no process of its tree survives (graceful close, then SIGKILL of tree and group).
 import { randomBytes } from 'node:crypto';
 import { chromium, type Browser } from 'playwright-core';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
 import type { Logger } from './logger.js';
 import type { ResolvedOptions } from './options.js';
-import { findByMarker, killAll, listProcesses, processTree, treeRssBytes } from './proc-tree.js';
+import { findByMarker, killAll, listProcesses, processTree, treeMemory, type TreeMemory } from './proc-tree.js';
 
 /** Switches of DESIGN/preamble, plus instant scrolling so scroll effects are measurable at once. */
 export const BASE_ARGS = [
@@ -26,7 +26,8 @@ export function chromiumArgs(extra: readonly string[] = []): string[] {
   return [...(isRoot ? ['--no-sandbox'] : []), ...BASE_ARGS, ...extra];
 }
 
-const RSS_CACHE_MS = 1000;
+const MEMORY_CACHE_MS = 1000;
+const NO_MEMORY: TreeMemory = { pssBytes: 0, rssBytes: 0, processes: 0 };
 
 export class BrowserInstance {
   readonly id: number;
@@ -43,8 +44,8 @@ export class BrowserInstance {
   /** Aborted when the browser disconnects (crash or close). */
   private readonly lost = new AbortController();
   private closing: Promise<void> | null = null;
-  private rssAt = 0;
-  private rssValue = 0;
+  private memAt = 0;
+  private memValue: TreeMemory = NO_MEMORY;
   private readonly log: Logger;
 
   private constructor(id: number, browser: Browser, pid: number | null, log: Logger) {
@@ -103,15 +104,25 @@ export class BrowserInstance {
     return (Date.now() - this.startedAt) / 1000;
   }
 
-  /** Process-tree RSS in bytes, cached for a second (a /proc scan costs a few ms). */
-  rssBytes(fresh = false): number {
-    if (this.pid === null || this.dead) return 0;
+  /** Process-tree memory (PSS and RSS), cached for a second (a /proc scan costs a few ms). */
+  memory(fresh = false): TreeMemory {
+    if (this.pid === null || this.dead) return NO_MEMORY;
     const now = Date.now();
-    if (fresh || now - this.rssAt > RSS_CACHE_MS) {
-      this.rssValue = treeRssBytes(this.pid);
-      this.rssAt = now;
+    if (fresh || now - this.memAt > MEMORY_CACHE_MS) {
+      this.memValue = treeMemory(this.pid);
+      this.memAt = now;
     }
-    return this.rssValue;
+    return this.memValue;
+  }
+
+  /** Process-tree RSS in bytes (see memory()). */
+  rssBytes(fresh = false): number {
+    return this.memory(fresh).rssBytes;
+  }
+
+  /** Process-tree PSS in bytes (see memory()). */
+  pssBytes(fresh = false): number {
+    return this.memory(fresh).pssBytes;
   }
 
   /** Closes Chromium within `timeoutMs`, then SIGKILLs whatever of its tree is left. Idempotent. */

@@ -1,6 +1,6 @@
 // The pool of the actor: one Chromium at a time serving many concurrent episodes, each in a fresh
-// context. Recycles Chromium after N episodes or above a memory ceiling (the old one drains and
-// closes when its episodes end), replaces a crashed one, and closes everything on close().
+// context. Recycles Chromium after N episodes or above a memory (PSS) ceiling (the old one drains
+// and closes when its episodes end), replaces a crashed one, and closes everything on close().
 import { describeError } from '@owrl/core';
 import { BrowserInstance } from './browser-instance.js';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
@@ -15,7 +15,9 @@ export interface PoolStats {
   browserUptimeS: number;
   /** Episodes running now, on all browsers. */
   active: number;
-  /** Process-tree RSS of all live Chromium processes, bytes. */
+  /** Process-tree PSS of all live Chromium processes (RSS where PSS is unreadable), bytes. */
+  chromiumPssBytes: number;
+  /** Process-tree RSS of all live Chromium processes, bytes (counts shared pages once per process). */
   chromiumRssBytes: number;
   /** Chromium processes launched by this pool so far. */
   launches: number;
@@ -45,7 +47,7 @@ export class BrowserPool {
   /** Launches Chromium now (otherwise the first episode does). @throws BrowserEnvError(LAUNCH_FAILED). */
   async start(): Promise<void> {
     if (this.closed) throw new BrowserEnvError(BrowserEnvErrorCode.POOL_CLOSED, 'the browser pool is closed');
-    await this.browserForEpisode();
+    await this.browserForEpisode(false);
   }
 
   /**
@@ -58,12 +60,10 @@ export class BrowserPool {
     validateSpec(spec);
     let inst: BrowserInstance;
     try {
-      inst = await this.browserForEpisode();
+      inst = await this.browserForEpisode(true);
     } catch (e) {
       return launchFailure<T>(e);
     }
-    inst.episodes++;
-    inst.active++;
     try {
       return await runEpisodeOn({ inst, o: this.o, dns: this.dns, onCloseTimeout: () => this.retire(inst) }, spec, policy, hooks);
     } finally {
@@ -76,11 +76,22 @@ export class BrowserPool {
     const cur = this.current;
     let active = 0;
     let rss = 0;
+    let pss = 0;
     for (const b of this.live) {
       active += b.active;
-      rss += b.rssBytes();
+      const m = b.memory();
+      rss += m.rssBytes;
+      pss += m.pssBytes;
     }
-    return { browserEpisodes: cur?.episodes ?? 0, browserUptimeS: cur ? cur.uptimeS() : 0, active, chromiumRssBytes: rss, launches: this.nextId - 1, browserPid: cur?.pid ?? null };
+    return {
+      browserEpisodes: cur?.episodes ?? 0,
+      browserUptimeS: cur ? cur.uptimeS() : 0,
+      active,
+      chromiumPssBytes: pss,
+      chromiumRssBytes: rss,
+      launches: this.nextId - 1,
+      browserPid: cur?.pid ?? null,
+    };
   }
 
   /** Closes all contexts and Chromium processes (running episodes end with SANDBOX_ERROR). Idempotent. */
@@ -94,13 +105,25 @@ export class BrowserPool {
 
   private needsRecycle(b: BrowserInstance): boolean {
     if (b.episodes >= this.o.maxEpisodesPerBrowser) return true;
-    return b.rssBytes() > this.o.memoryCeilingBytes;
+    return b.pssBytes() > this.o.memoryCeilingBytes;
   }
 
-  private async browserForEpisode(): Promise<BrowserInstance> {
+  /**
+   * The browser for the next episode, launching one when needed. With `claim` the episode is
+   * counted on it in the same synchronous step as the check, so that concurrent callers never
+   * push a browser past maxEpisodesPerBrowser.
+   */
+  private async browserForEpisode(claim: boolean): Promise<BrowserInstance> {
+    const take = (b: BrowserInstance): BrowserInstance => {
+      if (claim) {
+        b.episodes++;
+        b.active++;
+      }
+      return b;
+    };
     for (;;) {
       const cur = this.current;
-      if (cur && !cur.dead && !cur.draining && !this.needsRecycle(cur)) return cur;
+      if (cur && !cur.dead && !cur.draining && !this.needsRecycle(cur)) return take(cur);
       if (cur) this.retire(cur);
       if (!this.launching) {
         const id = this.nextId++;
@@ -114,7 +137,7 @@ export class BrowserPool {
           throw new BrowserEnvError(BrowserEnvErrorCode.POOL_CLOSED, 'the browser pool is closed');
         }
         this.adopt(inst);
-        return inst;
+        return take(inst);
       }
       await this.launching;
     }
@@ -167,6 +190,7 @@ function launchFailure<T>(e: unknown): EpisodeResult<T> {
     pageEval: { evaluated: false, truthy: false, valueJson: '', error: '' },
     diagnostics: {
       latencyTotal: { policyMs: 0, actionMs: 0, settleMs: 0, observeMs: 0 },
+      chromiumPssBytes: 0,
       chromiumRssBytes: 0,
       browserUptimeS: 0,
       browserEpisodes: 0,

@@ -17,6 +17,10 @@ export interface CallEvents {
   downloads: { filename: string; url: string }[];
   /** Main-frame navigations the request guard refused. */
   blocked: { url: string; reason: string }[];
+  /** Other requests of the page (fetch, XHR, subresources, frames) the request guard refused. */
+  blockedRequests: { url: string; reason: string }[];
+  /** File choosers the page opened (always dismissed: the agent cannot upload files). */
+  fileChoosers: { multiple: boolean }[];
   /** Status of a main-frame document response during the call (0 when none). */
   navStatus: number;
   /** Reason code of a failed main-frame navigation ('' when none). */
@@ -35,7 +39,20 @@ export interface CallIntent {
 }
 
 export function emptyEvents(tabs: number): CallEvents {
-  return { tabsBefore: tabs, tabsAfter: tabs, newTabs: [], dialogs: [], downloads: [], blocked: [], navStatus: 0, navError: '', navErrorUrl: '', activeChanged: false };
+  return {
+    tabsBefore: tabs,
+    tabsAfter: tabs,
+    newTabs: [],
+    dialogs: [],
+    downloads: [],
+    blocked: [],
+    blockedRequests: [],
+    fileChoosers: [],
+    navStatus: 0,
+    navError: '',
+    navErrorUrl: '',
+    activeChanged: false,
+  };
 }
 
 function q(s: string, n = 60): string {
@@ -88,6 +105,11 @@ export function computeEffects(intent: CallIntent, before: RawSnapshot | null, a
   for (const b of ev.blocked) {
     out.push(fx('blocked', `blocked: ${shortUrl(b.url)} (${b.reason.replace(/_/g, ' ')})`, { reason: b.reason, url: b.url }));
   }
+  const br = ev.blockedRequests[0];
+  if (br) {
+    const more = ev.blockedRequests.length > 1 ? ` and ${ev.blockedRequests.length - 1} more` : '';
+    out.push(fx('blocked', `blocked: page request to ${shortUrl(br.url)} (${br.reason.replace(/_/g, ' ')})${more}`, { reason: br.reason, url: br.url, request: 'subresource', count: String(ev.blockedRequests.length) }));
+  }
   if (ev.navError && ev.navError !== 'blocked' && ev.navError !== 'aborted') {
     out.push(fx('error', `error: ${ev.navError} loading ${shortUrl(ev.navErrorUrl)}`, { code: ev.navError, url: ev.navErrorUrl }));
   }
@@ -104,18 +126,23 @@ export function computeEffects(intent: CallIntent, before: RawSnapshot | null, a
     out.push(fx('navigated', `switched to tab showing ${shortUrl(after.url)}`, { url_before: before?.url ?? '', url_after: after.url }));
   }
   const status = ev.navStatus;
-  const sc = classifyHttpStatus(status);
+  const wallAfter = after ? detectWall(after.wall) : null;
+  const wallBefore = before && !urlChanged ? detectWall(before.wall) : null;
+  const newWall = after && wallAfter && !wallBefore ? wallAfter : null;
+  // a challenge page served with 403/429/503 is a wall, not a server error: one effect says so
+  const sc = newWall ? '' : classifyHttpStatus(status);
   if (sc === 'http_5xx') out.push(fx('error', `error: HTTP ${status} on ${shortUrl(after?.url ?? '')}`, { code: 'http_5xx', status: String(status) }));
   else if (sc === 'http_403' || sc === 'rate_limited') out.push(fx('blocked', `blocked: HTTP ${status} on ${shortUrl(after?.url ?? '')}`, { reason: 'http_status', status: String(status) }));
   else if (sc === 'http_4xx') out.push(fx('error', `error: HTTP ${status} on ${shortUrl(after?.url ?? '')}`, { code: 'http_4xx', status: String(status) }));
-  if (after) {
-    const wallAfter = detectWall(after.wall);
-    const wallBefore = before && !urlChanged ? detectWall(before.wall) : null;
-    if (wallAfter && !wallBefore) {
-      out.push(fx('blocked', `blocked: ${wallAfter.kind} on ${shortUrl(after.url)}`, { reason: wallAfter.kind, marker: wallAfter.marker }));
-    }
+  if (after && newWall) {
+    const evidence: Record<string, string> = { reason: newWall.kind, marker: newWall.marker };
+    if (status) evidence['status'] = String(status);
+    out.push(fx('blocked', `blocked: ${newWall.kind} on ${shortUrl(after.url)}${status >= 400 ? ` (HTTP ${status})` : ''}`, evidence));
   }
   for (const d of ev.dialogs) out.push(fx('dialog', `dialog ${d.type} ${q(d.message)} dismissed`, { type: d.type, message: d.message.slice(0, 500) }));
+  for (const f of ev.fileChoosers) {
+    out.push(fx('dialog', `dialog file_chooser dismissed (file uploads are not available)`, { type: 'file_chooser', multiple: String(f.multiple) }));
+  }
   for (const d of ev.downloads) out.push(fx('download', `download ${q(d.filename)} started (not kept)`, { filename: d.filename, url: d.url }));
 
   if (before && after && !urlChanged) {

@@ -18,7 +18,7 @@ import { observe, type ObserveResult } from './observe.js';
 import type { EnvTimeouts, ResolvedOptions } from './options.js';
 import { popupWatchInPage } from './page-helpers.js';
 import { executeCall, type ExecContext } from './tools.js';
-import type { EpisodeHooks, EpisodePolicy, EpisodeResult, EpisodeSpec, EpisodeStep, EpisodeTermination, PageEval, StepDecision, StepTiming } from './types.js';
+import type { EpisodeHooks, EpisodePolicy, EpisodeResult, EpisodeSpec, EpisodeStep, EpisodeTermination, PageEval, StepDecision, StepTiming, ToolCallResult } from './types.js';
 
 export interface RunnerDeps {
   inst: BrowserInstance;
@@ -28,7 +28,10 @@ export interface RunnerDeps {
   onCloseTimeout(): void;
 }
 
-/** Navigation failures mid-episode that end it (ENV_ERROR); others are effects the agent sees. */
+/**
+ * Failure codes of a call that are effects the agent sees; any other code (a network failure of a
+ * navigation) ends the episode with ENV_ERROR when it hit a site the episode had reached.
+ */
 const NON_FATAL_CODES = new Set([
   'blocked',
   'aborted',
@@ -62,6 +65,35 @@ export function validateSpec(spec: EpisodeSpec): void {
     const min = k === 'initRetries' ? 0 : 1;
     if (v !== undefined && (!Number.isInteger(v) || v < min)) bad(`timeouts.${k}`, v, `an integer >= ${min}`);
   }
+}
+
+/** host:port of an http(s) URL, null for anything else. */
+function httpHost(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.host : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Adds the hosts the tabs show now to `seen` (the sites this episode has reached). */
+function noteHosts(s: EpisodeSession, seen: Set<string>): void {
+  for (const p of s.pages()) {
+    const h = httpHost(p.url());
+    if (h) seen.add(h);
+  }
+}
+
+/**
+ * Whether a failed navigation hit a site the episode had already reached (that site failed: the
+ * episode ends), rather than a host the agent tried for the first time (a typo, a dead external
+ * link: the agent sees the error and goes on, so a policy cannot escape training by them).
+ */
+function failedOnSeenSite(r: ToolCallResult, seen: ReadonlySet<string>): boolean {
+  const url = r.effects.find((e) => e.evidence['url'])?.evidence['url'];
+  const host = url ? httpHost(url) : null;
+  return host === null || seen.has(host);
 }
 
 function zeroTiming(): StepTiming {
@@ -213,7 +245,9 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
     await settleNow(firstDeadline, first);
     let obs = await observeNow(Math.max(firstDeadline, performance.now() + 5000), first);
     addTiming(total, first);
-    if (obs.wall) throw new EpisodeEnd('INIT_ERROR', 'bot_wall', `${obs.wall.kind} at ${obs.observation.url} (${obs.wall.marker})`);
+    if (obs.wall) throw new EpisodeEnd('ENV_ERROR', 'bot_wall', `${obs.wall.kind} at ${obs.observation.url} (${obs.wall.marker})`);
+    const sitesSeen = new Set<string>();
+    noteHosts(s, sitesSeen);
 
     for (let i = 0; i < spec.maxSteps; i++) {
       const stepDeadline = performance.now() + T.stepMs;
@@ -272,8 +306,10 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
           break;
         }
         if (!r.ok) {
-          if (r.errorCode === 'bot_wall' && o.botWall === 'end') fatal = new EpisodeEnd('ENV_ERROR', 'bot_wall', r.effects.map((e) => e.line).join('; '));
-          else if (!NON_FATAL_CODES.has(r.errorCode)) fatal = new EpisodeEnd('ENV_ERROR', r.errorCode, r.effects.map((e) => e.line).join('; '));
+          const lines = r.effects.map((e) => e.line).join('; ');
+          if (r.errorCode === 'bot_wall' && o.botWall === 'end') fatal = new EpisodeEnd('ENV_ERROR', 'bot_wall', lines);
+          else if (r.errorCode === 'timeout' && r.effects[0]?.evidence['limit'] === 'step') fatal = new EpisodeEnd('ENV_ERROR', 'step_timeout', `step ${i} exceeded ${T.stepMs} ms: ${lines}`);
+          else if (!NON_FATAL_CODES.has(r.errorCode) && failedOnSeenSite(r, sitesSeen)) fatal = new EpisodeEnd('ENV_ERROR', r.errorCode, lines);
           break;
         }
       }
@@ -300,6 +336,7 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
       }
       lastEffects = step.results.flatMap((r) => r.effects.map((e) => e.line));
       step.urlAfter = urlSettled;
+      noteHosts(s, sitesSeen);
       if (last) {
         await finishStep(step);
         break;
@@ -346,7 +383,8 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
     finalUrl = page.url();
     if (spec.pageExpression && initOk) pageEval = await evaluateExpression(page, spec.pageExpression, Math.min(T.toolCallMs, 10_000));
     else if (spec.pageExpression) pageEval.error = 'the start page never loaded';
-    const shot = spec.finalScreenshot === false ? null : await settleWithin(page.screenshot({ type: 'jpeg', quality: 50, timeout: 5000 }), 6000, null);
+    // no screenshot when the start page never loaded: nothing to judge, and a pending load can stall it
+    const shot = spec.finalScreenshot === false || !initOk ? null : await settleWithin(page.screenshot({ type: 'jpeg', quality: 50, timeout: 5000 }), 6000, null);
     if (shot) finalScreenshot = new Uint8Array(shot.buffer, shot.byteOffset, shot.byteLength);
   } else if (page) {
     finalUrl = page.isClosed() ? '' : page.url();
@@ -375,6 +413,7 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
     pageEval,
     diagnostics: {
       latencyTotal: total,
+      chromiumPssBytes: inst.pssBytes(),
       chromiumRssBytes: inst.rssBytes(),
       browserUptimeS: inst.uptimeS(),
       browserEpisodes: inst.episodes,

@@ -1,8 +1,9 @@
 // The live state of one episode's browser context: which tab is active, what each tab's network
 // is doing (in-flight requests, main-frame navigations and their statuses), and the events of the
-// current tool call (dialogs, downloads, refused navigations, new tabs). Provides the two waits of
-// a step: the short reaction wait after each call and the settle wait after the call chain.
-import type { BrowserContext, Dialog, Download, Page, Request, Response } from 'playwright-core';
+// current tool call (dialogs, file choosers, downloads, refused navigations and requests, new
+// tabs). Provides the two waits of a step: the short reaction wait after each call and the settle
+// wait after the call chain.
+import type { BrowserContext, Dialog, Download, FileChooser, Page, Request, Response } from 'playwright-core';
 import { settleWithin } from './async-util.js';
 import { emptyEvents, type CallEvents } from './effects.js';
 import type { BlockedRequest } from './guard.js';
@@ -23,6 +24,8 @@ interface CallBuffer {
   dialogs: CallEvents['dialogs'];
   downloads: CallEvents['downloads'];
   blocked: CallEvents['blocked'];
+  blockedRequests: CallEvents['blockedRequests'];
+  fileChoosers: CallEvents['fileChoosers'];
   status: Map<Page, number>;
   navError: Map<Page, { code: string; url: string }>;
   newTabs: string[];
@@ -57,6 +60,8 @@ export class EpisodeSession {
   contextClosed = false;
   /** Status of the latest main-frame document response of any tab. */
   lastDocStatus = 0;
+  /** Tab and its navigation count at the end of the last settle(). */
+  private settled: { page: Page; navStarts: number } | null = null;
   private readonly log: Logger;
 
   private constructor(context: BrowserContext, page: Page, log: Logger) {
@@ -101,12 +106,13 @@ export class EpisodeSession {
   /** Called by the request guard for every refused request. */
   onBlocked(b: BlockedRequest): void {
     if (b.navigation) this.buf.blocked.push({ url: b.url, reason: b.reason });
-    else this.log.debug({ url: b.url, reason: b.reason }, 'subresource blocked');
+    else this.buf.blockedRequests.push({ url: b.url, reason: b.reason });
+    this.log.debug({ url: b.url, reason: b.reason, navigation: b.navigation }, 'request blocked');
   }
 
   private freshBuffer(): CallBuffer {
     const tabs = this.context.pages().length;
-    return { dialogs: [], downloads: [], blocked: [], status: new Map(), navError: new Map(), newTabs: [], activeChanged: false, tabsBefore: tabs };
+    return { dialogs: [], downloads: [], blocked: [], blockedRequests: [], fileChoosers: [], status: new Map(), navError: new Map(), newTabs: [], activeChanged: false, tabsBefore: tabs };
   }
 
   private state(p: Page): PageState {
@@ -168,6 +174,11 @@ export class EpisodeSession {
       this.buf.downloads.push({ filename: d.suggestedFilename(), url: d.url() });
       void d.cancel().catch(() => {});
     });
+    // Listening intercepts the native chooser: it never opens, so it cannot hang the page, and
+    // leaving it unanswered is a cancel (no file is chosen).
+    p.on('filechooser', (fc: FileChooser) => {
+      this.buf.fileChoosers.push({ multiple: fc.isMultiple() });
+    });
     p.on('crash', () => {
       this.crashedPage = p;
       this.log.warn({ url: p.url() }, 'page crashed');
@@ -198,6 +209,8 @@ export class EpisodeSession {
     ev.dialogs = [...b.dialogs];
     ev.downloads = [...b.downloads];
     ev.blocked = [...b.blocked];
+    ev.blockedRequests = [...b.blockedRequests];
+    ev.fileChoosers = [...b.fileChoosers];
     ev.navStatus = b.status.get(this.activePage) ?? 0;
     const ne = b.navError.get(this.activePage);
     if (ne) {
@@ -273,19 +286,26 @@ export class EpisodeSession {
     }
   }
 
-  /** Waits for load and a quiet network on the active tab, at most until `deadline`. */
+  /**
+   * Waits for load and a quiet network on the active tab, at most until `deadline`, then for the
+   * page's next frames — unless nothing happened since the last call's reaction wait already let
+   * the page render (no navigation since the last settle, no recent request): then that is enough.
+   */
   async settle(deadline: number): Promise<void> {
     const page = this.activePage;
     if (page.isClosed() || this.crashedPage === page) return;
     const left = (): number => Math.max(1, deadline - performance.now());
-    await settleWithin(page.waitForLoadState('load', { timeout: left() }), left(), undefined);
     const st = this.state(page);
-    await this.waitFor(() => {
+    const busy = (): boolean => {
       const now = performance.now();
-      for (const t of st.inflight.values()) if (now - t < SETTLE_IGNORE_OLDER_MS) return false;
-      return true;
-    }, deadline);
-    if (!page.isClosed()) await settleWithin(page.evaluate(nextFramesInPage), Math.min(200, left()), 0);
+      for (const t of st.inflight.values()) if (now - t < SETTLE_IGNORE_OLDER_MS) return true;
+      return false;
+    };
+    const moved = this.settled?.page !== page || this.settled.navStarts !== st.navStarts || busy();
+    await settleWithin(page.waitForLoadState('load', { timeout: left() }), left(), undefined);
+    await this.waitFor(() => !busy(), deadline);
+    if (moved && !page.isClosed()) await settleWithin(page.evaluate(nextFramesInPage), Math.min(200, left()), 0);
+    this.settled = { page, navStarts: st.navStarts };
   }
 
   /** Status of the latest main-frame document response of a tab (0 before any). */

@@ -1,7 +1,8 @@
 // The init phase of an episode (DESIGN §5): navigate to the start URL under the init-navigation
 // timeout, retry transient failures (connection refused/reset, DNS, timeout, 5xx, 429) with
-// exponential backoff, and refuse a start page that is a bot wall. Failure is an EpisodeEnd with
-// INIT_ERROR and a reason code.
+// exponential backoff, and refuse a start page that is a bot wall. Failure is an EpisodeEnd:
+// INIT_ERROR with a reason code, or ENV_ERROR `bot_wall` for a wall (a site failure in DESIGN §5,
+// never retried: walls do not clear for an agent that cannot solve them).
 import type { Response } from 'playwright-core';
 import { bounded, settleWithin, sleep } from './async-util.js';
 import { detectWall, WALL_SELECTORS } from './bot-wall.js';
@@ -24,7 +25,8 @@ export interface InitOptions {
 
 /**
  * Loads `url` in the session's active tab, at most 1 + initRetries times.
- * @throws EpisodeEnd(INIT_ERROR, reason) when it never becomes usable; the abort reason when aborted.
+ * @throws EpisodeEnd(INIT_ERROR, reason) when it never becomes usable, EpisodeEnd(ENV_ERROR,
+ *   bot_wall) when it is a captcha or challenge page; the abort reason when aborted.
  */
 export async function navigateInitially(s: EpisodeSession, url: string, o: InitOptions): Promise<void> {
   const { initNavigationMs, initRetries } = o.timeouts;
@@ -32,8 +34,12 @@ export async function navigateInitially(s: EpisodeSession, url: string, o: InitO
   let last: EpisodeEnd | null = null;
   for (let a = 1; a <= total; a++) {
     o.attempts(a);
-    if (a > 1) await sleep(o.backoffMs * 2 ** (a - 2), o.signal);
     const page = s.active;
+    if (a > 1) {
+      // a timed-out load is still pending in the tab: cancel it, or the retry waits behind it
+      if (last?.code === 'timeout') await settleWithin(page.goto('about:blank', { timeout: 2000 }), 2500, null);
+      await sleep(o.backoffMs * 2 ** (a - 2), o.signal);
+    }
     let resp: Response | null;
     try {
       resp = await bounded(
@@ -56,7 +62,7 @@ export async function navigateInitially(s: EpisodeSession, url: string, o: InitO
     const status = resp?.status() ?? 0;
     const signals = await settleWithin(page.evaluate(wallSignalsInPage, { wallSelectors: WALL_SELECTORS, smallPageElements: 400 }), 3000, null);
     const wall = signals ? detectWall(signals) : null;
-    if (wall) throw new EpisodeEnd('INIT_ERROR', 'bot_wall', `${wall.kind} at ${url} (${wall.marker}), HTTP ${status}`);
+    if (wall) throw new EpisodeEnd('ENV_ERROR', 'bot_wall', `${wall.kind} at ${url} (${wall.marker}), HTTP ${status}`);
     const code = classifyHttpStatus(status);
     if (!code) return;
     last = new EpisodeEnd('INIT_ERROR', code, `HTTP ${status} at ${url} (attempt ${a}/${total})`);

@@ -15,7 +15,7 @@ export interface BrowserEnvOptions {
   viewport?: { width: number; height: number };
   /** Recycle Chromium after this many episodes (default 200). */
   maxEpisodesPerBrowser?: number;
-  /** Recycle Chromium when its process-tree RSS exceeds this (default 2 GiB). */
+  /** Recycle Chromium when its process-tree PSS (RSS where PSS is unreadable) exceeds this (default 2 GiB). */
   memoryCeilingBytes?: number;
   /** Loopback/private hosts the pages may reach, as `host:port` or `host` (any port). */
   allowHosts?: string[];

@@ -1,6 +1,7 @@
 // Linux /proc helpers: find the Chromium browser process by its marker switch, list a process
-// tree (children found through the ppid field of /proc/<pid>/stat), sum its resident memory, and
-// kill it. Returns empty results off Linux instead of throwing.
+// tree (children found through the ppid field of /proc/<pid>/stat), sum its memory (PSS from
+// smaps_rollup, RSS as fallback and for comparison), and kill it. Returns empty results off Linux
+// instead of throwing.
 import fs from 'node:fs';
 
 export interface ProcInfo {
@@ -81,21 +82,59 @@ export function findByMarker(marker: string, parent: number = process.pid): numb
   return fallback;
 }
 
+/** Bytes of a `Name:   123 kB` line of a /proc text (status, smaps_rollup); null when absent. */
+export function parseKbField(text: string, name: string): number | null {
+  const m = new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(text);
+  return m?.[1] ? Number(m[1]) * 1024 : null;
+}
+
+function readProc(pid: number, file: string): string | null {
+  try {
+    return fs.readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
 /** VmRSS of a process in bytes (0 when unreadable). */
 export function rssBytes(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m?.[1] ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
+  const t = readProc(pid, 'status');
+  return t === null ? 0 : (parseKbField(t, 'VmRSS') ?? 0);
+}
+
+/**
+ * Proportional set size of a process in bytes: its private pages plus its share of pages mapped by
+ * several processes, so that a tree's sum does not count shared libraries once per process. Falls
+ * back to VmRSS where /proc/<pid>/smaps_rollup is unreadable (older kernels, no permission).
+ */
+export function pssBytes(pid: number): number {
+  const t = readProc(pid, 'smaps_rollup');
+  const pss = t === null ? null : parseKbField(t, 'Pss');
+  return pss ?? rssBytes(pid);
+}
+
+export interface TreeMemory {
+  /** Summed PSS (RSS where PSS is unreadable), bytes. */
+  pssBytes: number;
+  /** Summed VmRSS, bytes: counts shared pages once per process, so it overstates a tree. */
+  rssBytes: number;
+  processes: number;
+}
+
+/** Memory of a process and its descendants, from one /proc scan. */
+export function treeMemory(root: number, procs?: ProcInfo[]): TreeMemory {
+  const out: TreeMemory = { pssBytes: 0, rssBytes: 0, processes: 0 };
+  for (const p of processTree(root, procs)) {
+    out.pssBytes += pssBytes(p.pid);
+    out.rssBytes += rssBytes(p.pid);
+    out.processes++;
   }
+  return out;
 }
 
 /** Summed VmRSS of a process and its descendants, bytes. */
 export function treeRssBytes(root: number): number {
-  let sum = 0;
-  for (const p of processTree(root)) sum += rssBytes(p.pid);
-  return sum;
+  return treeMemory(root).rssBytes;
 }
 
 /** SIGKILLs the given pids (and the process group led by `groupLeader`), ignoring those already gone. */

@@ -208,6 +208,8 @@ export async function executeCall(x: ExecContext, call: ToolCallSpec): Promise<T
 
   const s = x.session;
   const deadline = parsed.tool === 'wait' ? x.stepDeadline : Math.min(t0 + x.toolCallMs, x.stepDeadline);
+  // which budget a timeout of this call exhausts: its own (the agent sees it) or the step's (fatal)
+  const limit = deadline >= x.stepDeadline ? 'step' : 'tool_call';
   const probe: [number, number] | null =
     parsed.tool === 'scroll' ? (parsed.target?.kind === 'point' ? [parsed.target.x, parsed.target.y] : [Math.round(x.viewport.width / 2), Math.round(x.viewport.height / 2)]) : null;
   const mark = s.beginCall();
@@ -225,6 +227,7 @@ export async function executeCall(x: ExecContext, call: ToolCallSpec): Promise<T
     if (e instanceof ToolCallError) failure = e;
     else if (isTargetClosed(e) && mark.page.isClosed() && s.pages().length > 0) failure = null; // the page closed itself
     else failure = new ToolCallError('action_failed', (e as Error)?.message ?? String(e), {}, { cause: e });
+    if (failure?.code === 'timeout') failure.evidence['limit'] = limit;
   }
   if (s.crashedPage === s.active) throw new EpisodeEnd('ENV_ERROR', 'page_crash', `the page crashed after ${parsed.tool}`);
   const after = await snapshot(s.active, probe, Math.min(SNAPSHOT_MAX_MS, Math.max(500, deadline - performance.now())));
@@ -242,10 +245,10 @@ export async function executeCall(x: ExecContext, call: ToolCallSpec): Promise<T
     errorCode = ev.navError;
   } else if (ev.blocked.length > 0) {
     errorCode = 'blocked';
+  } else if (effects.some((e) => e.kind === 'blocked' && (e.evidence['reason'] === 'captcha' || e.evidence['reason'] === 'interstitial'))) {
+    errorCode = 'bot_wall'; // before the status: a challenge page is often served with 403 or 503
   } else if (ev.navStatus >= 500) {
     errorCode = 'http_5xx';
-  } else if (effects.some((e) => e.kind === 'blocked' && (e.evidence['reason'] === 'captcha' || e.evidence['reason'] === 'interstitial'))) {
-    errorCode = 'bot_wall';
   }
   return { call, ok: errorCode === '', errorCode, effects, latencyMs: msSince(t0) };
 }

@@ -124,6 +124,9 @@ export interface PageEval {
 
 export interface EpisodeDiagnostics {
   latencyTotal: StepTiming;
+  /** Process-tree PSS of the episode's Chromium (RSS where PSS is unreadable), bytes. */
+  chromiumPssBytes: number;
+  /** Process-tree RSS of the episode's Chromium, bytes (counts shared pages once per process). */
   chromiumRssBytes: number;
   browserUptimeS: number;
   browserEpisodes: number;

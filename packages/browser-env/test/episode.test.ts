@@ -1,5 +1,5 @@
 // Episodes against real Chromium and a local fixture site: completion, budgets, format errors,
-// init failures, isolation, observation, screenshots, and the effect of every kind of action.
+// init failures, observation, screenshots, and the effect of every kind of action.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '@owrl/testkit';
@@ -119,22 +119,15 @@ void describe('episodes', () => {
     assert.equal((srv.hits.get('/500') ?? 0) - before, 3);
   });
 
-  void it('gives INIT_ERROR for bad, private and walled start URLs', async () => {
+  void it('gives INIT_ERROR for bad and private start URLs, ENV_ERROR for a walled one', async () => {
     const p = new ScriptedPolicy([step(call('done'))]);
     const bad = await pool.runEpisode({ startUrl: 'file:///etc/passwd', instruction: '', maxSteps: 1 }, p);
     assert.deepEqual([bad.termination.cls, bad.termination.reason], ['INIT_ERROR', 'bad_url']);
     const priv = await pool.runEpisode({ startUrl: 'http://127.0.0.1:1/', instruction: '', maxSteps: 1 }, p);
     assert.deepEqual([priv.termination.cls, priv.termination.reason], ['INIT_ERROR', 'blocked_url']);
     const wall = await pool.runEpisode({ startUrl: srv.origin + '/captcha', instruction: '', maxSteps: 1 }, p);
-    assert.deepEqual([wall.termination.cls, wall.termination.reason], ['INIT_ERROR', 'bot_wall']);
+    assert.deepEqual([wall.termination.cls, wall.termination.reason], ['ENV_ERROR', 'bot_wall']);
     assert.equal(p.inputs.length, 0);
-  });
-
-  void it('does not carry cookies or storage into the next episode', async () => {
-    const first = await run('/cookie-set', [step(call('done'))], { pageExpression: "document.cookie + '|' + localStorage.getItem('owrl')" });
-    assert.equal(first.r.pageEval.valueJson, '"owrl_seen=1|1"');
-    const second = await run('/cookie-show', [step(call('done'))], { pageExpression: "document.getElementById('c').textContent" });
-    assert.equal(second.r.pageEval.valueJson, '"cookie=[] ls=[]"');
   });
 
   void it('observes elements with names, roles, boxes and contexts, including shadow DOM and iframes', async () => {
@@ -372,14 +365,5 @@ void describe('timeouts and aborts', () => {
     ]);
     const r = await pool.runEpisode({ startUrl: srv.origin + '/', instruction: '', maxSteps: 3, signal: ac.signal }, policy);
     assert.deepEqual([r.termination.cls, r.termination.reason], ['SANDBOX_ERROR', 'aborted']);
-  });
-
-  void it('a call that hangs the page times out and the agent sees it', async () => {
-    const { r } = await run('/hang', [(i) => step(call('click', { element_id: byName(i, 'Freeze') }), call('done'))], { timeouts: { toolCallMs: 800, stepMs: 8000 } });
-    const first = r.steps[0]?.results[0];
-    assert.equal(first?.ok, false);
-    assert.equal(first?.errorCode, 'timeout');
-    assert.equal(r.steps[0]?.results.length, 1, 'the chain stopped at the failed call');
-    assert.ok(['STEP_BUDGET_EXHAUSTED', 'ENV_ERROR'].includes(r.termination.cls), r.termination.cls);
   });
 });

@@ -1,6 +1,8 @@
 // Tiny node:http site for the browser-env tests: a list with links, a form, a field that
 // rewrites its input, a long page, a target=_blank link, a dead button, a 500 page, a captcha-ish
-// page, cookies, dialogs, downloads, shadow DOM and an iframe. Listens on 127.0.0.1, free port.
+// page, a Cloudflare-style challenge, a flaky and a stalling start page, cookies and all kinds of
+// storage, dialogs, popups, a file input, downloads, requests to private addresses, shadow DOM and
+// an iframe. Listens on 127.0.0.1, free port.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -9,6 +11,8 @@ export interface FixtureServer {
   readonly hostPort: string;
   /** Requests seen per path. */
   readonly hits: Map<string, number>;
+  /** Load attempts seen per /flaky/<key> path (Chromium's own immediate resends count once). */
+  readonly attempts: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -70,10 +74,75 @@ const PAGES: Record<string, string> = {
     `<button id="more" onclick="fetch('/api/items').then(r => r.json()).then(xs => { for (const x of xs) { const a = document.createElement('a'); a.href = '/item/' + x; a.textContent = x; document.getElementById('list').append(a); } })">Load more</button><div id="list"></div>`,
   ),
   '/hang': page('Hang', `<button id="h" onclick="const t = Date.now(); while (Date.now() - t < 4000) {}">Freeze</button>`),
+  '/tiny': page('Tiny', `<a href="/tiny">Again</a>`),
+  // writes every kind of per-origin state and tries to register a service worker; #out says how
+  // it went, and the title turns to "ready" when it is done
+  '/iso-write': page(
+    'Isolation write',
+    `<p id="out">pending</p><script>
+     (async () => {
+       document.cookie = 'iso=1; path=/; max-age=3600';
+       localStorage.setItem('iso', 'local');
+       sessionStorage.setItem('iso', 'session');
+       const db = await new Promise((res, rej) => { const r = indexedDB.open('iso', 1); r.onupgradeneeded = () => r.result.createObjectStore('kv'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+       await new Promise((res, rej) => { const tx = db.transaction('kv', 'readwrite'); tx.objectStore('kv').put('idb', 'iso'); tx.oncomplete = res; tx.onerror = () => rej(tx.error); });
+       db.close();
+       await (await caches.open('iso')).put('/iso-cached', new Response('cached'));
+       let sw;
+       try { sw = String(await navigator.serviceWorker.register('/sw.js')); } catch (e) { sw = 'refused: ' + e.message; }
+       const regs = await navigator.serviceWorker.getRegistrations();
+       document.getElementById('out').textContent = 'written sw=' + sw + ' registrations=' + regs.length;
+     })().catch((e) => { document.getElementById('out').textContent = 'error ' + e; }).finally(() => { document.title = 'ready'; });
+     </script>`,
+  ),
+  // reads back every kind of state; #out is JSON once the title is "ready"
+  '/iso-read': page(
+    'Isolation read',
+    `<p id="out">pending</p><script>
+     (async () => {
+       const dbs = (await indexedDB.databases()).map((d) => d.name);
+       const cacheKeys = await caches.keys();
+       const regs = await navigator.serviceWorker.getRegistrations();
+       const out = { cookie: document.cookie, local: localStorage.getItem('iso'), session: sessionStorage.getItem('iso'), idb: dbs, caches: cacheKeys, sw: regs.length, controlled: !!navigator.serviceWorker.controller };
+       document.getElementById('out').textContent = JSON.stringify(out);
+     })().catch((e) => { document.getElementById('out').textContent = 'error ' + e; }).finally(() => { document.title = 'ready'; });
+     </script>`,
+  ),
+  '/dialogs': page(
+    'Dialogs',
+    `<button onclick="document.title = 'confirm=' + confirm('Delete it?')">Confirm</button>
+     <button onclick="document.title = 'prompt=' + prompt('Your name?', 'bob')">Prompt</button>
+     <button onclick="window.open('/item/red-mug', '_blank')">Popup</button>
+     <a href="/tiny">Leave</a>
+     <script>window.addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = 'unsaved'; });</script>`,
+  ),
+  '/upload': page('Upload', `<label for="f">Attachment</label> <input id="f" type="file">`),
 };
+
+/** Page whose buttons reach private addresses: a fetch to a loopback port and a navigation to the metadata endpoint. */
+const ssrfPage = (port: string): string =>
+  page(
+    'Probe',
+    `<p id="out">idle</p>
+     <button onclick="fetch('http://127.0.0.1:${port}/secret').then(r => r.text()).then(t => { document.getElementById('out').textContent = 'got ' + t; }, e => { document.getElementById('out').textContent = 'fetch failed: ' + e.message; })">Fetch internal</button>
+     <button onclick="location.href = 'http://169.254.169.254/latest/meta-data/'">Metadata</button>`,
+  );
+
+/** Cloudflare-style challenge interstitial (served with 503, like the real one). */
+const CHALLENGE = page(
+  'Just a moment...',
+  `<div id="challenge-stage"><h1>Checking your browser before accessing the site.</h1>
+   <p>This process is automatic. Your browser will redirect to your requested content shortly.</p>
+   <form id="challenge-form" action="/cdn-cgi/challenge" method="POST"><input type="hidden" name="r" value="x"></form></div>`,
+);
+
+/** Requests closer together than this are one load attempt of a /flaky/ page. */
+const RESEND_MS = 100;
 
 export async function startFixtureServer(): Promise<FixtureServer> {
   const hits = new Map<string, number>();
+  const attempts = new Map<string, number>();
+  const lastFlaky = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
@@ -85,6 +154,38 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     if (url.pathname === '/403') return html(403, page('Forbidden', '<h1>Forbidden</h1>'));
     if (url.pathname === '/reset') {
       req.socket.destroy();
+      return;
+    }
+    if (url.pathname === '/stall') return; // never answers (until close)
+    if (url.pathname === '/challenge') {
+      res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', server: 'cloudflare', 'cf-mitigated': 'challenge' });
+      res.end(CHALLENGE);
+      return;
+    }
+    if (url.pathname.startsWith('/flaky/')) {
+      // per key: the 1st load attempt gets a TCP reset, the 2nd a 503, later ones the page.
+      // Chromium may resend a request at once after a reset: a request within RESEND_MS of the
+      // previous one belongs to the same attempt (the retries of the caller wait longer).
+      const now = performance.now();
+      const last = lastFlaky.get(url.pathname);
+      lastFlaky.set(url.pathname, now);
+      if (last === undefined || now - last > RESEND_MS) attempts.set(url.pathname, (attempts.get(url.pathname) ?? 0) + 1);
+      const n = attempts.get(url.pathname) ?? 0;
+      if (n === 1) {
+        req.socket.resetAndDestroy();
+        return;
+      }
+      if (n === 2) {
+        res.writeHead(503, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(page('Unavailable', '<h1>Service Unavailable</h1>'));
+        return;
+      }
+      return html(200, page('Flaky', '<h1>Up at last</h1>'));
+    }
+    if (url.pathname === '/ssrf') return html(200, ssrfPage(url.searchParams.get('port') ?? '9'));
+    if (url.pathname === '/sw.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' });
+      res.end("self.addEventListener('fetch', () => {});");
       return;
     }
     if (url.pathname === '/file.txt') {
@@ -118,6 +219,7 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     origin: `http://127.0.0.1:${port}`,
     hostPort: `127.0.0.1:${port}`,
     hits,
+    attempts,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -19,8 +19,11 @@ import {
   multisetDiff,
   normalizeKey,
   parseCall,
+  parseKbField,
   parseStat,
+  pssBytes,
   resolveOptions,
+  treeMemory,
   ToolCallError,
   type EpisodeStep,
   type RawSnapshot,
@@ -104,6 +107,9 @@ void describe('classification', () => {
     assert.equal(detectWall({ title: 'Just a moment...', selector: '', smallText: '' })?.kind, 'interstitial');
     assert.equal(detectWall({ title: 'x', selector: '', smallText: 'Please verify you are human to continue' })?.kind, 'captcha');
     assert.equal(detectWall({ title: 'Shop', selector: '', smallText: 'Mug shop Search page Captcha Private' }), null);
+    // challenge-page markers are interstitials, widget markers captchas
+    assert.deepEqual(detectWall({ title: 'x', selector: '#challenge-form', smallText: '' }), { kind: 'interstitial', marker: '#challenge-form' });
+    assert.equal(detectWall({ title: 'x', selector: '.cf-turnstile', smallText: '' })?.kind, 'captcha');
   });
 });
 
@@ -179,6 +185,39 @@ void describe('effects', () => {
     const wall = computeEffects({ tool: 'click' }, snap(), snap({ url: 'http://s/c', wall: { title: 'x', selector: '#px-captcha', smallText: '' } }), ev);
     assert.deepEqual(wall.map((x) => [x.kind, x.evidence['reason'] ?? '']), [['navigated', ''], ['blocked', 'captcha']]);
   });
+
+  void it('a challenge served with 503 is one wall effect, not a server error', () => {
+    const challenge = snap({ url: 'http://s/c', wall: { title: 'Just a moment...', selector: '', smallText: '' } });
+    const fx = computeEffects({ tool: 'goto_url' }, snap(), challenge, { ...emptyEvents(1), navStatus: 503 });
+    assert.deepEqual(
+      fx.map((x) => [x.kind, x.line]),
+      [
+        ['navigated', 'navigated to /c'],
+        ['blocked', 'blocked: interstitial on http://s/c (HTTP 503)'],
+      ],
+    );
+    assert.deepEqual([fx[1]?.evidence['status'], fx[1]?.evidence['marker']], ['503', 'just a moment...']);
+  });
+
+  void it('blocked page requests and file choosers', () => {
+    const e = {
+      ...emptyEvents(1),
+      blockedRequests: [
+        { url: 'http://127.0.0.1:4222/x', reason: 'private_address' },
+        { url: 'http://10.0.0.1/y', reason: 'private_address' },
+      ],
+      fileChoosers: [{ multiple: true }],
+    };
+    const fx = computeEffects({ tool: 'click' }, snap(), snap(), e);
+    assert.deepEqual(
+      fx.map((x) => [x.kind, x.line]),
+      [
+        ['blocked', 'blocked: page request to http://127.0.0.1:4222/x (private address) and 1 more'],
+        ['dialog', 'dialog file_chooser dismissed (file uploads are not available)'],
+      ],
+    );
+    assert.deepEqual([fx[0]?.evidence['request'], fx[0]?.evidence['count'], fx[1]?.evidence['multiple']], ['subresource', '2', 'true']);
+  });
 });
 
 void describe('tool arguments', () => {
@@ -243,6 +282,25 @@ void describe('proc and options', () => {
   void it('parses /proc stat lines with odd command names', () => {
     assert.deepEqual(parseStat('1234 (chrom e) (x)) S 1000 1234 1234 0 -1'), { pid: 1234, ppid: 1000, pgrp: 1234, state: 'S', comm: 'chrom e) (x)' });
     assert.equal(parseStat('garbage'), null);
+  });
+
+  void it('parses kB fields of smaps_rollup and status', () => {
+    const rollup = '55b58ea5a000-7ffd42a73000 ---p 00000000 00:00 0    [rollup]\nRss:                1636 kB\nPss:                 237 kB\nPss_Dirty:           112 kB\nPss_Anon:            112 kB\n';
+    assert.equal(parseKbField(rollup, 'Pss'), 237 * 1024, 'Pss, not Pss_Dirty or Pss_Anon');
+    assert.equal(parseKbField(rollup, 'Rss'), 1636 * 1024);
+    assert.equal(parseKbField('Name:\tnode\nVmRSS:\t   51200 kB\n', 'VmRSS'), 50 * 1024 * 1024);
+    assert.equal(parseKbField(rollup, 'Swap'), null);
+    assert.equal(parseKbField('Pss: lots', 'Pss'), null);
+  });
+
+  void it('measures the memory of a live process tree (PSS no larger than RSS)', () => {
+    const m = treeMemory(process.pid);
+    assert.ok(m.processes >= 1);
+    assert.ok(m.rssBytes > 10 * 1024 * 1024, `rss ${m.rssBytes}`);
+    assert.ok(m.pssBytes > 0 && m.pssBytes <= m.rssBytes, `pss ${m.pssBytes} rss ${m.rssBytes}`);
+    assert.ok(pssBytes(process.pid) > 0);
+    assert.equal(pssBytes(2 ** 22 + 1), 0, 'no such process');
+    assert.deepEqual(treeMemory(2 ** 22 + 1), { pssBytes: 0, rssBytes: 0, processes: 0 });
   });
 
   void it('validates options naming the field', () => {

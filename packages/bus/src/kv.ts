@@ -245,9 +245,10 @@ export class Blacklist {
     const out: Array<BlacklistEntry & { host: string }> = [];
     try {
       for (const key of await allKeys(this.kv)) {
-        const e = await this.kv.get(key);
+        const host = hostOfKey(key);
+        const e = host === null ? null : await this.kv.get(key);
         const entry = isLive(e) ? parseEntry(e) : null;
-        if (entry) out.push({ ...entry, host: decodeKvKey(key) });
+        if (host !== null && entry) out.push({ ...entry, host });
       }
     } catch (err) {
       throw kvFailed(`list ${KV_BLACKLIST}`, err);
@@ -267,6 +268,15 @@ export class Blacklist {
     } catch (e) {
       throw kvFailed(`status of ${KV_BLACKLIST}`, e);
     }
+  }
+}
+
+/** The host a key encodes, or null for a key that is not an encoded host (written by something else). */
+function hostOfKey(key: string): string | null {
+  try {
+    return decodeKvKey(key);
+  } catch {
+    return null;
   }
 }
 

@@ -1,9 +1,11 @@
 // KV wrappers on a real server: the weights pointer (get, watch sees the current value then
-// puts), the blacklist (hosts with ports, expiry, removal) and the actor registry (list, TTL).
+// puts), the blacklist (hosts with ports, expiry, removal, the look-up cache) and the actor
+// registry (list, TTL).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Kvm } from '@nats-io/kv';
 import { make, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
-import { ActorRegistry, Blacklist, BusErrorCode, ensureTopology, isBusError, WeightsPointer } from '../src/index.js';
+import { ActorRegistry, Blacklist, BlacklistCache, BusErrorCode, encodeKvKey, ensureTopology, isBusError, WeightsPointer } from '../src/index.js';
 import { deferred, startSuite, until, within, type Suite } from './harness.js';
 
 const artifact = (version: number): PolicyArtifact =>
@@ -65,6 +67,51 @@ void describe('KV wrappers', () => {
     assert.equal(await bl.get('shop.example.com:8443'), null);
     assert.deepEqual((await bl.list()).map((e) => e.host), ['[::1]:3000']);
     await assert.rejects(bl.add('x.org', { reason: '', failures: 1, untilMs: now }), (e: unknown) => isBusError(e, BusErrorCode.InvalidArgument) && /reason ""/.test(e.message));
+  });
+
+  void it('blacklist: remove says whether the host was listed, foreign values never block, the bucket TTL is readable', async () => {
+    const bl = await Blacklist.open(s.bus);
+    const now = 2_000_000;
+    await bl.add('walled.example', { reason: 'bot_wall', failures: 5, untilMs: now + 1000 });
+    assert.equal(await bl.remove('WALLED.example'), true);
+    assert.equal(await bl.remove('walled.example'), false, 'already gone');
+    const kv = await new Kvm(s.bus.js).open('owrl_blacklist');
+    await kv.put(encodeKvKey('host', 'garbage.example'), '{"reason":"x","untilMs":"soon"}');
+    await kv.put(encodeKvKey('host', 'notjson.example'), 'not json');
+    assert.equal(await bl.get('garbage.example'), null);
+    assert.equal(await bl.isBlocked('notjson.example', now), false);
+    assert.ok(!(await bl.list()).some((e) => e.host === 'garbage.example' || e.host === 'notjson.example'));
+    assert.equal(await bl.bucketTtlMs(), 3600_000);
+    await kv.delete(encodeKvKey('host', 'garbage.example'));
+    await kv.delete(encodeKvKey('host', 'notjson.example'));
+  });
+
+  void it('blacklist cache: reads each host once per TTL, shares concurrent reads, and sees its own notes at once', async () => {
+    const bl = await Blacklist.open(s.bus);
+    let t = 10_000;
+    const cache = new BlacklistCache(bl, 5000, () => t);
+    const getSpy = bl.get.bind(bl);
+    let reads = 0;
+    bl.get = (host: string) => {
+      reads++;
+      return getSpy(host);
+    };
+    assert.deepEqual(await Promise.all([cache.isBlocked('cached.example'), cache.isBlocked('Cached.Example')]), [false, false]);
+    assert.equal(reads, 1, 'one read for concurrent look-ups of one host');
+    await bl.add('cached.example', { reason: 'init_error:dns', failures: 5, untilMs: t + 60_000 });
+    assert.equal(await cache.isBlocked('cached.example'), false, 'within the TTL the cached answer stands');
+    t += 5000;
+    assert.equal(await cache.isBlocked('cached.example'), true, 're-read after the TTL');
+    assert.equal(reads, 2);
+    cache.note('cached.example', null);
+    assert.equal(await cache.isBlocked('cached.example'), false, 'a note wins over the cached read');
+    cache.note('other.example', { reason: 'bot_wall', failures: 6, untilMs: t + 1 });
+    assert.equal(await cache.isBlocked('other.example'), true);
+    t += 2;
+    assert.equal(await cache.isBlocked('other.example'), false, 'expired by untilMs while still cached');
+    assert.equal(reads, 2);
+    assert.throws(() => new BlacklistCache(bl, -1), (e: unknown) => isBusError(e, BusErrorCode.InvalidArgument) && e.message.includes('ttlMs=-1'));
+    await bl.remove('cached.example');
   });
 
   void it('actor registry: lists heartbeats, and the bucket TTL drops silent actors', async () => {

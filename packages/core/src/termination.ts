@@ -23,3 +23,9 @@ export const TRAINABLE_CLASSES: ReadonlySet<TerminationClassName> = new Set([
 export function isInfrastructure(c: TerminationClassName): boolean {
   return !TRAINABLE_CLASSES.has(c);
 }
+
+/**
+ * INIT_ERROR reason of a rollout the actor did not run because its host is blacklisted (KV
+ * owrl_blacklist); it never counts toward the blacklist again.
+ */
+export const REASON_HOST_BLACKLISTED = 'host_blacklisted';

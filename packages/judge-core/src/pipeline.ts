@@ -48,9 +48,9 @@ export async function judgeTrajectory(traj: Trajectory, deps: JudgeDeps): Promis
   const cls = traj.termination?.class ?? TerminationClass.UNSPECIFIED;
   const reasonCode = traj.termination?.reason || 'unspecified';
   const className = TerminationClass[cls] ?? `CLASS_${cls}`;
-  const verdict = (source: VerdictSource, success: boolean, detail: string, pSuccess?: number): JudgeOutcome => ({
+  const verdict = (source: VerdictSource, success: boolean, detail: string, pSuccess?: number, version = deps.judgeVersion): JudgeOutcome => ({
     kind: 'scored',
-    verdict: makeVerdict(deps.judgeVersion, source, success, detail, pSuccess),
+    verdict: makeVerdict(version, source, success, detail, pSuccess),
   });
 
   if (INFRASTRUCTURE.has(cls)) {
@@ -77,13 +77,14 @@ export async function judgeTrajectory(traj: Trajectory, deps: JudgeDeps): Promis
     const r = await runSource(source, traj, deps);
     if (r === null) continue;
     if (r.kind === 'unavailable') return { kind: 'excluded', reason: r.reason, detail: r.detail };
-    const out = verdict(source.source, r.success, r.detail, r.pSuccess);
+    const out = verdict(source.source, r.success, r.detail, r.pSuccess, source.version);
     const shadow = source === verifier ? startShadow() : undefined;
     if (shadow === undefined || out.kind !== 'scored') return out;
     const s = await shadow;
     if (s === null) return out;
     if (s.kind === 'unavailable') return { ...out, shadowUnavailable: s.reason };
-    return { ...out, shadow: makeVerdict(deps.judgeVersion, deps.shadow?.source ?? VerdictSource.MODEL, s.success, s.detail, s.pSuccess) };
+    const sh = deps.shadow;
+    return { ...out, shadow: makeVerdict(sh?.version ?? deps.judgeVersion, sh?.source ?? VerdictSource.MODEL, s.success, s.detail, s.pSuccess) };
   }
   return { kind: 'excluded', reason: ExcludedReason.NoVerdictSource, detail: 'the task has no verifier and no other verdict source can judge it' };
 }

@@ -22,6 +22,8 @@ export interface VerdictProvider {
   readonly name: string;
   /** Wire value recorded in the verdict. */
   readonly source: VerdictSource;
+  /** Version written into this source's verdicts (a judge model's version); the judge's otherwise. */
+  readonly version?: string;
   /**
    * Judges a trajectory that passed the format and rule stages. Returns null when this source
    * cannot judge it (e.g. the task has no verifier), so the next source is asked. A throw or a

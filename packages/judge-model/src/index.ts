@@ -1,1 +1,28 @@
-// placeholder
+// @owrl/judge-model: an ONNX judge (DESIGN §7 `model`) run by onnxruntime-node in worker threads.
+// P(success) from one forward pass (the yes/no logits at the last prompt token), decoder-only and
+// vision-language layouts, a judge-core verdict source, and tiny model builders for tests/benches.
+export * from './errors.js';
+export {
+  readModelFolder,
+  parseOwrlJudge,
+  parsePreprocessor,
+  hashModelFolder,
+  OWRL_JUDGE_FILE,
+  DEFAULT_MAX_PROMPT_TOKENS,
+  DEFAULT_QUESTION,
+  DEFAULT_SYSTEM_PROMPT,
+  type JudgeLayout,
+  type ModelFolder,
+  type OwrlJudgeConfig,
+  type PreprocessorConfig,
+} from './folder.js';
+export * from './prompt.js';
+export { JudgeTokenizer, DEFAULT_IMAGE_TOKEN, type EncodedPrompt } from './text.js';
+export { decodeJpeg, preprocessImage, smartResize, type ImagePatches, type RgbImage } from './image.js';
+export { padBatch, mropePositions, logitsToKeep, yesProbabilities, type ImageSpan, type PaddedBatch } from './batch.js';
+export { halfToFloat, floatToHalf } from './half.js';
+export type { JudgeDevice, ResolvedDevice } from './session.js';
+export type { RowScore, BatchScores } from './runner.js';
+export * from './judge.js';
+export * from './model-source.js';
+export * from './tiny/index.js';

@@ -1,6 +1,7 @@
-// Deterministic product catalog of the bundled shop: 5 categories × 8 products built from a seed
-// (mulberry32), plus the pure listing, sorting and search rules that both the site and the task
-// generator rely on (so "the cheapest item" means the same thing to both).
+// Deterministic product catalog of the bundled shop: 6 categories × 8 products with brands,
+// attributes and size variants (own SKU, price and stock), plus seeded promo codes, all built from
+// a seed (mulberry32); and the sorting and search rules that both the site and the task generator
+// rely on (so "the cheapest item" means the same thing to both).
 import { mulberry32, type Rng } from '@owrl/core';
 import { TaskError, TaskErrorCode } from './errors.js';
 
@@ -18,6 +19,18 @@ export interface ShopCategory {
   skuPrefix: string;
 }
 
+/** One orderable variant of a product: a size with its own SKU, price and stock. */
+export interface ShopVariant {
+  /** Size code shown in the picker, e.g. `M` or `Large`; unique within the product. */
+  code: string;
+  /** e.g. `CL-4821` for the default variant, `CL-4821-XL` for the others. */
+  sku: string;
+  /** Price in cents (the default variant's is the product's, the lowest). */
+  priceCents: number;
+  /** Units in stock; 0 = sold out (never for the default variant). */
+  stock: number;
+}
+
 export interface ShopProduct {
   /** Short slug, unique in the catalog, e.g. `blue-ceramic-mug` (`/shop/p/blue-ceramic-mug`). */
   id: string;
@@ -31,11 +44,28 @@ export interface ShopProduct {
   sku: string;
   color: string;
   material: string;
+  /** Code of the default variant (the one added when no size is chosen). */
   size: string;
   /** 2.5–5.0, one decimal. */
   rating: number;
-  /** Units in stock, 5–60 (enough for any quantity task). */
+  /** Units of the default variant in stock, 5–60 (enough for any quantity task). */
   stock: number;
+  brand: string;
+  waterproof: boolean;
+  /** Number of customer reviews behind the rating. */
+  reviews: number;
+  /** Size variants in size order; exactly one has `code === size` (the default). */
+  variants: readonly ShopVariant[];
+}
+
+/** A promo code the checkout accepts: a percentage or a fixed amount off the subtotal. */
+export interface ShopPromo {
+  code: string;
+  kind: 'percent' | 'amount';
+  /** Percent (10 = 10 %) or cents off. */
+  value: number;
+  /** Smallest subtotal (cents) the code applies to; 0 = any. */
+  minSubtotalCents: number;
 }
 
 export interface ShopCatalog {
@@ -46,10 +76,14 @@ export interface ShopCatalog {
   /** Ids of the products featured on the home page. */
   featured: readonly string[];
   byId: ReadonlyMap<string, ShopProduct>;
+  /** Promo codes the checkout accepts. */
+  promos: readonly ShopPromo[];
+  /** Every size code in display order (XS–XL first, then the other categories' sizes). */
+  sizeOrder: readonly string[];
 }
 
-export type ShopSort = 'name' | 'price_asc' | 'price_desc';
-export const SHOP_SORTS: readonly ShopSort[] = ['name', 'price_asc', 'price_desc'];
+export type ShopSort = 'name' | 'price_asc' | 'price_desc' | 'rating';
+export const SHOP_SORTS: readonly ShopSort[] = ['name', 'price_asc', 'price_desc', 'rating'];
 
 interface CategoryPlan extends ShopCategory {
   nouns: readonly string[];
@@ -58,7 +92,13 @@ interface CategoryPlan extends ShopCategory {
   /** Price range in whole dollars. */
   minPrice: number;
   maxPrice: number;
+  brands: readonly string[];
+  /** Share of products that are waterproof. */
+  waterproofShare: number;
 }
+
+/** Sizes of the clothing category; its products default to M. */
+export const CLOTHING_SIZES: readonly string[] = ['XS', 'S', 'M', 'L', 'XL'];
 
 // Nouns never repeat across categories, so a product name is identified by its noun alone: a
 // quoted name in an instruction overlaps exactly one card on the site.
@@ -69,6 +109,7 @@ const PLANS: readonly CategoryPlan[] = [
     materials: ['Ceramic', 'Steel', 'Copper', 'Bamboo', 'Glass', 'Enamel'],
     sizes: ['Small', 'Medium', 'Large'],
     minPrice: 4, maxPrice: 120,
+    brands: ['Hearthline', 'Larkspur', 'Pantrix'], waterproofShare: 0,
   },
   {
     slug: 'outdoor', name: 'Outdoor', skuPrefix: 'OD',
@@ -76,6 +117,7 @@ const PLANS: readonly CategoryPlan[] = [
     materials: ['Nylon', 'Canvas', 'Aluminum', 'Waxed', 'Rubber', 'Titanium'],
     sizes: ['Compact', 'Standard', 'Family'],
     minPrice: 9, maxPrice: 450,
+    brands: ['Trailcraft', 'Northpeak', 'Ridgeway'], waterproofShare: 0.5,
   },
   {
     slug: 'office', name: 'Office', skuPrefix: 'OF',
@@ -83,6 +125,7 @@ const PLANS: readonly CategoryPlan[] = [
     materials: ['Leather', 'Metal', 'Recycled', 'Oak', 'Walnut', 'Cork'],
     sizes: ['A5', 'A4', 'Letter'],
     minPrice: 2, maxPrice: 90,
+    brands: ['Deskwell', 'Inkpress', 'Paperhaus'], waterproofShare: 0,
   },
   {
     slug: 'toys', name: 'Toys', skuPrefix: 'TY',
@@ -90,6 +133,7 @@ const PLANS: readonly CategoryPlan[] = [
     materials: ['Wooden', 'Plush', 'Foam', 'Tin', 'Felt', 'Magnetic'],
     sizes: ['Mini', 'Classic', 'Jumbo'],
     minPrice: 3, maxPrice: 80,
+    brands: ['Wondery', 'Playmoor', 'Tinkertop'], waterproofShare: 0,
   },
   {
     slug: 'audio', name: 'Audio', skuPrefix: 'AU',
@@ -97,6 +141,16 @@ const PLANS: readonly CategoryPlan[] = [
     materials: ['Wireless', 'Studio', 'Portable', 'Vintage', 'Acoustic', 'Digital'],
     sizes: ['Compact', 'Desktop', 'Tower'],
     minPrice: 15, maxPrice: 1400,
+    brands: ['Sonorum', 'Bassline', 'Auralux'], waterproofShare: 0.3,
+  },
+  // Last, so the products of the categories above are the same as before clothing existed.
+  {
+    slug: 'clothing', name: 'Clothing', skuPrefix: 'CL',
+    nouns: ['Jacket', 'Raincoat', 'Hoodie', 'Sweater', 'Parka', 'Vest', 'Shirt', 'Windbreaker', 'Cardigan', 'Anorak', 'Blazer', 'Trousers'],
+    materials: ['Cotton', 'Wool', 'Linen', 'Denim', 'Softshell', 'Merino'],
+    sizes: CLOTHING_SIZES,
+    minPrice: 12, maxPrice: 220,
+    brands: ['Kestrel', 'Harbour', 'Fieldstone'], waterproofShare: 0.5,
   },
 ];
 
@@ -126,16 +180,63 @@ function slugify(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 }
 
+type BaseProduct = Omit<ShopProduct, 'brand' | 'waterproof' | 'reviews' | 'variants'>;
+
+const PROMO_WORDS = ['SPRING', 'HARVEST', 'WELCOME', 'MEADOW', 'FROST', 'HARBOR'];
+
+/** Short SKU suffix of a size code: `XL` → `XL`, `Family` → `FAM`. */
+function sizeSuffix(code: string): string {
+  return code.toUpperCase().slice(0, 3);
+}
+
+/**
+ * Variants of a product: clothing in a run of XS–XL around M (XL costs a little more), other
+ * categories from the product's size up to the largest of the plan, each larger size dearer. The
+ * default variant is always in stock and the cheapest; others may be sold out.
+ */
+function variantsOf(rng: Rng, plan: CategoryPlan, p: BaseProduct): { size: string; variants: ShopVariant[] } {
+  const clothing = plan.sizes === CLOTHING_SIZES;
+  const lo = clothing ? Math.floor(rng() * 2) : plan.sizes.indexOf(p.size);
+  const hi = clothing ? 3 + Math.floor(rng() * 2) : plan.sizes.length - 1;
+  const size = clothing ? 'M' : p.size;
+  const xlDelta = 200 + 100 * Math.floor(rng() * 4);
+  const step = Math.max(100, Math.round((p.priceCents * 0.15) / 50) * 50);
+  const variants: ShopVariant[] = [];
+  for (let i = lo; i <= hi; i++) {
+    const code = plan.sizes[i] as string;
+    const soldOut = rng() < 0.25;
+    const otherStock = 3 + Math.floor(rng() * 30);
+    if (code === size) {
+      variants.push({ code, sku: p.sku, priceCents: p.priceCents, stock: p.stock });
+      continue;
+    }
+    const delta = clothing ? (code === 'XL' ? xlDelta : 0) : step * (i - lo);
+    variants.push({ code, sku: `${p.sku}-${sizeSuffix(code)}`, priceCents: p.priceCents + delta, stock: soldOut ? 0 : otherStock });
+  }
+  return { size, variants };
+}
+
+function promosOf(rng: Rng): ShopPromo[] {
+  const [a, b, c] = shuffled(rng, PROMO_WORDS);
+  return [
+    { code: `${a ?? 'SPRING'}10`, kind: 'percent', value: 10, minSubtotalCents: 0 },
+    { code: `${b ?? 'HARVEST'}15`, kind: 'percent', value: 15, minSubtotalCents: 6000 },
+    { code: `${c ?? 'WELCOME'}5`, kind: 'amount', value: 500, minSubtotalCents: 2500 },
+  ];
+}
+
 /**
  * Builds the shop catalog for `seed` (any 32-bit integer). Same seed → identical catalog.
- * Prices are distinct within a category, so "the cheapest item" is unambiguous.
+ * Prices are distinct within a category, so "the cheapest item" is unambiguous. Names, prices,
+ * SKUs, ratings and stock of the first five categories come from the same stream as before the
+ * catalog had clothing, brands and variants; those come from a second stream.
  */
 export function buildShopCatalog(seed: number = DEFAULT_CATALOG_SEED): ShopCatalog {
   if (!Number.isInteger(seed)) {
     throw new TaskError(TaskErrorCode.BadArgument, `catalog seed ${String(seed)} must be an integer`, { field: 'seed' });
   }
   const rng = mulberry32(seed ^ 0x5eed5eed);
-  const products: ShopProduct[] = [];
+  const base: { plan: CategoryPlan; p: BaseProduct }[] = [];
   const skus = new Set<string>();
   for (const plan of PLANS) {
     const nouns = shuffled(rng, plan.nouns).slice(0, PRODUCTS_PER_CATEGORY);
@@ -157,23 +258,43 @@ export function buildShopCatalog(seed: number = DEFAULT_CATALOG_SEED): ShopCatal
         sku = `${plan.skuPrefix}-${1000 + Math.floor(rng() * 9000)}`;
       } while (skus.has(sku));
       skus.add(sku);
-      products.push({
-        id: slugify(name),
-        name,
-        category: plan.slug,
-        priceCents,
-        sku,
-        color,
-        material,
-        size: pick(rng, plan.sizes),
-        rating: Math.round((2.5 + rng() * 2.5) * 10) / 10,
-        stock: 5 + Math.floor(rng() * 56),
+      base.push({
+        plan,
+        p: {
+          id: slugify(name),
+          name,
+          category: plan.slug,
+          priceCents,
+          sku,
+          color,
+          material,
+          size: pick(rng, plan.sizes),
+          rating: Math.round((2.5 + rng() * 2.5) * 10) / 10,
+          stock: 5 + Math.floor(rng() * 56),
+        },
       });
     }
   }
+  const extra = mulberry32((seed ^ 0x0a77b175) >>> 0);
+  const products: ShopProduct[] = base.map(({ plan, p }) => {
+    const brand = pick(extra, plan.brands);
+    const waterproof = extra() < plan.waterproofShare;
+    const reviews = 3 + Math.floor(extra() * 240);
+    const { size, variants } = variantsOf(extra, plan, p);
+    return { ...p, size, brand, waterproof, reviews, variants };
+  });
   const featured = shuffled(rng, products).slice(0, FEATURED_COUNT).map((p) => p.id);
   const categories = PLANS.map(({ slug, name, skuPrefix }) => ({ slug, name, skuPrefix }));
-  return { seed, categories, products, featured, byId: new Map(products.map((p) => [p.id, p])) };
+  const sizeOrder = [...new Set(PLANS.flatMap((p) => (p.sizes === CLOTHING_SIZES ? [] : p.sizes)))];
+  return {
+    seed,
+    categories,
+    products,
+    featured,
+    byId: new Map(products.map((p) => [p.id, p])),
+    promos: promosOf(extra),
+    sizeOrder: [...CLOTHING_SIZES, ...sizeOrder],
+  };
 }
 
 /** `1249.5` dollars as cents → `"$1,249.50"`. */
@@ -187,17 +308,44 @@ export function findCategory(catalog: ShopCatalog, slug: string): ShopCategory |
   return catalog.categories.find((c) => c.slug === slug);
 }
 
-/** Products of a category in the order the category page lists them. */
-export function listCategory(catalog: ShopCatalog, slug: string, sort: ShopSort = 'name'): ShopProduct[] {
-  const items = catalog.products.filter((p) => p.category === slug);
+/** The variant added when no size is chosen. */
+export function shopDefaultVariant(p: ShopProduct): ShopVariant {
+  return p.variants.find((v) => v.code === p.size) ?? (p.variants[0] as ShopVariant);
+}
+
+export function findShopVariant(p: ShopProduct, code: string): ShopVariant | undefined {
+  return p.variants.find((v) => v.code === code);
+}
+
+/** Key of a cart line: `<product id>:<size code>`. */
+export function shopLineKey(id: string, code: string): string {
+  return `${id}:${code}`;
+}
+
+/** `mug:Large` → `{id: 'mug', code: 'Large'}`; a bare id has code ''. */
+export function parseShopLineKey(key: string): { id: string; code: string } {
+  const i = key.indexOf(':');
+  return i < 0 ? { id: key, code: '' } : { id: key.slice(0, i), code: key.slice(i + 1) };
+}
+
+/** Item order of a listing: by name, by price either way, or best rated first (then cheapest). */
+export function compareShopItems(sort: ShopSort, a: { name: string; rating: number; priceCents: number }, b: typeof a): number {
+  const byName = a.name.localeCompare(b.name, 'en');
   switch (sort) {
     case 'name':
-      return items.sort((a, b) => a.name.localeCompare(b.name, 'en'));
+      return byName;
     case 'price_asc':
-      return items.sort((a, b) => a.priceCents - b.priceCents);
+      return a.priceCents - b.priceCents || byName;
     case 'price_desc':
-      return items.sort((a, b) => b.priceCents - a.priceCents);
+      return b.priceCents - a.priceCents || byName;
+    case 'rating':
+      return b.rating - a.rating || a.priceCents - b.priceCents || byName;
   }
+}
+
+/** Products of a category in the order the category page lists them (no filters). */
+export function listCategory(catalog: ShopCatalog, slug: string, sort: ShopSort = 'name'): ShopProduct[] {
+  return catalog.products.filter((p) => p.category === slug).sort((a, b) => compareShopItems(sort, a, b));
 }
 
 function tokens(s: string): string[] {
@@ -206,14 +354,15 @@ function tokens(s: string): string[] {
 
 /**
  * Search as the site runs it: every query token must occur in the product's name, category,
- * color or material; exact name matches come first, then by name. An empty query finds nothing.
+ * color, material or brand; exact name matches come first, then by name. An empty query finds
+ * nothing.
  */
 export function searchProducts(catalog: ShopCatalog, query: string): ShopProduct[] {
   const q = tokens(query);
   if (q.length === 0) return [];
   const exact = q.join(' ');
   const hits = catalog.products.filter((p) => {
-    const hay = new Set(tokens(`${p.name} ${p.category} ${p.color} ${p.material}`));
+    const hay = new Set(tokens(`${p.name} ${p.category} ${p.color} ${p.material} ${p.brand}`));
     return q.every((t) => hay.has(t));
   });
   return hits.sort((a, b) => {

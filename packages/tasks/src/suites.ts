@@ -4,7 +4,10 @@
 import type { Task } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from './errors.js';
 import { DEFAULT_CATALOG_SEED } from './shop-catalog.js';
-import { generateShopTasks, SHOP_FAMILIES, SHOP_SITE, SHOP_SUITE, type ShopFamilyName } from './shop-tasks.js';
+import { generateShopTasks, SHOP_FAMILIES, SHOP_SITE, SHOP_SUITE, shopCheckKind, type ShopFamilyName } from './shop-tasks.js';
+import { generateTravelTasks, TRAVEL_FAMILIES, TRAVEL_SITE, TRAVEL_SUITE } from './travel/index.js';
+import { MAIL_SUITE_DEF } from './mail/mail-tasks.js';
+import { WIKI_SUITE_DEF } from './wiki/wiki-tasks.js';
 
 /** Options every suite generator takes. Same options (and data seed) → same tasks, in order. */
 export interface SuiteGenerateOptions {
@@ -47,12 +50,17 @@ export const DEFAULT_DATA_SEED = DEFAULT_CATALOG_SEED;
 export const SHOP_SUITE_DEF: SuiteDef = {
   name: SHOP_SUITE,
   site: SHOP_SITE,
-  families: SHOP_FAMILIES.map((f) => ({ name: f.name, difficulty: f.difficulty, check: f.check === 'cart' ? 'site_state' : 'answer' })),
+  families: SHOP_FAMILIES.map((f) => ({ name: f.name, difficulty: f.difficulty, check: shopCheckKind(f) })),
   generate: (o) => generateShopTasks({ ...o, families: o.families as readonly ShopFamilyName[] | undefined, catalogSeed: o.dataSeed }),
 };
 
 /** Every bundled suite. Add a site's suite here to serve it. */
-export const SUITES: readonly SuiteDef[] = [SHOP_SUITE_DEF];
+export const SUITES: readonly SuiteDef[] = [
+  SHOP_SUITE_DEF,
+  { name: TRAVEL_SUITE, site: TRAVEL_SITE, families: TRAVEL_FAMILIES.map(({ name, difficulty, check }) => ({ name, difficulty, check })), generate: generateTravelTasks },
+  MAIL_SUITE_DEF,
+  WIKI_SUITE_DEF,
+];
 
 /** Names of the bundled suites. */
 export function suiteNames(): string[] {

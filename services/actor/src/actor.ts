@@ -1,10 +1,34 @@
 // The actor: pulls rollout requests (one per free browser slot), runs each episode in a fresh
 // browser context with the current policy, publishes the trajectory and only then acks. Holds no
 // state that must survive it: a crash leaves the request un-acked, and JetStream redelivers it.
+// A request whose host is blacklisted is answered with INIT_ERROR `host_blacklisted`, unrun.
 import type { BrowserPool } from '@owrl/browser-env';
-import { mulberry32 } from '@owrl/core';
-import { RolloutRequestSchema, terminationClassName, TrajectorySchema, type PolicyTrace, type RolloutRequest } from '@owrl/proto';
-import { CONSUMER_ACTORS, STREAM_TASKS, trajSubject, type ActorRegistry, type Bus, type Delivery, type WeightsPointer } from '@owrl/bus';
+import { mulberry32, REASON_HOST_BLACKLISTED } from '@owrl/core';
+import {
+  DiagnosticsSchema,
+  make,
+  RolloutRequestSchema,
+  TerminationClass,
+  terminationClassName,
+  TerminationSchema,
+  TrajectorySchema,
+  type PolicyTrace,
+  type RolloutRequest,
+  type Trajectory,
+} from '@owrl/proto';
+import {
+  Blacklist,
+  BlacklistCache,
+  CONSUMER_ACTORS,
+  isEntryBlocking,
+  STREAM_TASKS,
+  trajSubject,
+  type ActorRegistry,
+  type BlacklistEntry,
+  type Bus,
+  type Delivery,
+  type WeightsPointer,
+} from '@owrl/bus';
 import { Counter, Gauge, Histogram, EPISODE_BUCKETS, type Logger, type Registry } from '@owrl/telemetry';
 import type { ActorConfig } from './config.js';
 import type { PolicyHolder } from './policy-holder.js';
@@ -21,8 +45,12 @@ export interface ActorDeps {
   logger: Logger;
 }
 
+/** How long the actor reuses a blacklist look-up of a host. */
+const BLACKLIST_CACHE_MS = 10_000;
+
 export class Actor {
   private busy = 0;
+  private hosts: BlacklistCache | null = null;
   private episodes = 0;
   private consumer: { stop(): Promise<void> } | null = null;
   private stopWatch: (() => Promise<void>) | null = null;
@@ -41,6 +69,7 @@ export class Actor {
 
   async start(): Promise<void> {
     const { config, weights, policies } = this.d;
+    this.hosts = new BlacklistCache(await Blacklist.open(this.d.bus), BLACKLIST_CACHE_MS);
     this.stopWatch = await weights.watch((a) => policies.offer(a));
     this.heartbeat = setInterval(() => void this.beat(), config.heartbeatMs);
     this.heartbeat.unref();
@@ -75,36 +104,38 @@ export class Actor {
     this.busy++;
     this.mBusy.set(this.busy);
     let policyVersion = this.d.policies.version;
-    let trajectory;
-    try {
-      await this.d.policies.waitFor(Number(req.minPolicyVersion), this.d.config.policyWaitMs);
-      const held = this.d.policies.acquire();
-      policyVersion = held.version;
-      this.mVersion.set(policyVersion);
+    let trajectory = await this.skipIfBlacklisted(req, started, log);
+    if (!trajectory) {
       try {
-        const task = req.task;
-        if (!task) throw new Error(`rollout ${req.trajectoryId} carries no task`);
-        const rng = mulberry32(Number(req.seed % 4294967296n));
-        const pageExpression = task.verifier?.kind.case === 'pageExpression' ? task.verifier.kind.value.expression : undefined;
-        const result = await this.d.pool.runEpisode<PolicyTrace>(
-          {
-            startUrl: task.startUrl,
-            instruction: task.instruction,
-            maxSteps: req.maxSteps,
-            ...(pageExpression ? { pageExpression } : {}),
-            // Only a judge model reads the final screenshot; verifier-judged tasks skip it.
-            finalScreenshot: task.verifier === undefined,
-          },
-          { needsScreenshot: held.policy.needsScreenshot, decide: (input, signal) => held.policy.decide(input, signal, rng) },
-          { onStep: () => delivery.working() },
-        );
-        trajectory = buildTrajectory({ request: req, actorId: this.d.config.actorId, policyVersion, result, startedAtMs: started, actorRssBytes: process.memoryUsage().rss });
-      } finally {
-        held.release();
+        await this.d.policies.waitFor(Number(req.minPolicyVersion), this.d.config.policyWaitMs);
+        const held = this.d.policies.acquire();
+        policyVersion = held.version;
+        this.mVersion.set(policyVersion);
+        try {
+          const task = req.task;
+          if (!task) throw new Error(`rollout ${req.trajectoryId} carries no task`);
+          const rng = mulberry32(Number(req.seed % 4294967296n));
+          const pageExpression = task.verifier?.kind.case === 'pageExpression' ? task.verifier.kind.value.expression : undefined;
+          const result = await this.d.pool.runEpisode<PolicyTrace>(
+            {
+              startUrl: task.startUrl,
+              instruction: task.instruction,
+              maxSteps: req.maxSteps,
+              ...(pageExpression ? { pageExpression } : {}),
+              // Only a judge model reads the final screenshot; verifier-judged tasks skip it.
+              finalScreenshot: task.verifier === undefined,
+            },
+            { needsScreenshot: held.policy.needsScreenshot, decide: (input, signal) => held.policy.decide(input, signal, rng) },
+            { onStep: () => delivery.working() },
+          );
+          trajectory = buildTrajectory({ request: req, actorId: this.d.config.actorId, policyVersion, result, startedAtMs: started, actorRssBytes: process.memoryUsage().rss });
+        } finally {
+          held.release();
+        }
+      } catch (e) {
+        log.error({ err: e }, 'episode could not run');
+        trajectory = sandboxFailure(req, this.d.config.actorId, policyVersion, 'actor_error', e, started);
       }
-    } catch (e) {
-      log.error({ err: e }, 'episode could not run');
-      trajectory = sandboxFailure(req, this.d.config.actorId, policyVersion, 'actor_error', e, started);
     }
     const fit = fitPayload(trajectory, Math.floor(this.d.config.maxPayloadBytes * 0.95));
     if (fit.trimmed.length > 0) log.warn({ bytes: fit.bytes, trimmed: fit.trimmed }, 'trajectory trimmed to fit the bus payload limit');
@@ -120,9 +151,46 @@ export class Actor {
     log.info({ termination: className, reason: trajectory.termination?.reason, steps: trajectory.steps.length, policyVersion, ms: Date.now() - started }, 'episode finished');
   }
 
+  /**
+   * The trajectory that answers `req` without opening a browser when its start host is
+   * blacklisted; null otherwise (also when the blacklist cannot be read: the episode then runs).
+   */
+  private async skipIfBlacklisted(req: RolloutRequest, started: number, log: Logger): Promise<Trajectory | null> {
+    const host = startHost(req);
+    if (!host || !this.hosts) return null;
+    let entry: BlacklistEntry | null;
+    try {
+      entry = await this.hosts.entry(host);
+    } catch (e) {
+      log.warn({ err: e, host }, 'blacklist look-up failed; running the episode');
+      return null;
+    }
+    if (!entry || !isEntryBlocking(entry, Date.now())) return null;
+    const message = `${host} is blacklisted until ${new Date(entry.untilMs).toISOString()} (${entry.reason}, ${entry.failures} failures)`;
+    return make(TrajectorySchema, {
+      trajectoryId: req.trajectoryId,
+      request: req,
+      actorId: this.d.config.actorId,
+      policyVersion: BigInt(Math.max(0, this.d.policies.version)),
+      termination: make(TerminationSchema, { class: TerminationClass.INIT_ERROR, reason: REASON_HOST_BLACKLISTED, message }),
+      diagnostics: make(DiagnosticsSchema, { wallMs: Date.now() - started }),
+      startedAtMs: BigInt(started),
+      finishedAtMs: BigInt(Date.now()),
+    });
+  }
+
   async stop(): Promise<void> {
     await this.stopWatch?.();
     if (this.heartbeat) clearInterval(this.heartbeat);
     await this.consumer?.stop();
+  }
+}
+
+/** host[:port] of the request's start URL, as the scheduler and the blacklist key it ('' when unparsable). */
+function startHost(req: RolloutRequest): string {
+  try {
+    return new URL(req.task?.startUrl ?? '').host;
+  } catch {
+    return '';
   }
 }

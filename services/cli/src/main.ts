@@ -1,10 +1,14 @@
-// owrl command line: demo, status.
+// owrl command line: demo, status, tasks, blacklist, judge.
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
+import { runBlacklistCommand } from './blacklist-cmd.js';
 import { runDemo } from './demo/demo.js';
 import { formatState } from './format.js';
 import { LearnerClientHandle } from './learner-client.js';
+import { runTasksCommand } from './tasks-cmd.js';
+import { runJudgeCommand } from './judge-cmd.js';
+import { UsageError } from './usage.js';
 
 const HELP = `owrl — online RL for web agents
 
@@ -16,6 +20,12 @@ usage:
       sites, learner, judge and actors as separate processes, and prints progress per round.
   owrl status [--learner HOST:PORT] [--json]
       Print the run state of a learner over gRPC (default: the latest demo run, else 127.0.0.1:50051).
+  owrl tasks validate FILE... | sample --suite NAME --n N [...] | suites
+      Check JSONL task files, print tasks of a bundled suite as JSONL, list the suites (owrl tasks help).
+  owrl blacklist list [--json] | add HOST --reason R [--ttl 30m] | remove HOST   [--nats URL]
+      Show or edit the hosts the learner and actors skip (KV owrl_blacklist; owrl blacklist help).
+  owrl judge eval --labels FILE --model DIR [...] | export [--run ID] [--out FILE] [...]
+      Measure a judge model on labelled trajectories; export judged trajectories (owrl judge help).
   owrl help
 `;
 
@@ -24,10 +34,6 @@ function int(name: string, v: string | undefined, def: number, min = 1): number 
   const n = Number(v);
   if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
   return n;
-}
-
-class UsageError extends Error {
-  override readonly name = 'UsageError';
 }
 
 function latestDemoAddress(outDir: string): string | null {
@@ -99,6 +105,12 @@ async function main(argv: string[]): Promise<number> {
       }
       return 0;
     }
+    case 'tasks':
+      return await runTasksCommand(rest);
+    case 'blacklist':
+      return await runBlacklistCommand(rest);
+    case 'judge':
+      return await runJudgeCommand(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -4,6 +4,7 @@
 import { connectBus, ensureTopology } from '@owrl/bus';
 import { ConfigError } from '@owrl/core';
 import { createLogger, createRegistry, startMetricsServer, type MetricsServer } from '@owrl/telemetry';
+import { OnnxJudge, modelVerdictSource } from '@owrl/judge-model';
 import { readConfig, type JudgeConfig } from './config.js';
 import { JudgeService } from './judge-service.js';
 
@@ -21,6 +22,22 @@ async function main(): Promise<void> {
   const bus = await connectBus({ servers: cfg.natsUrl, name: `judge-${process.pid}`, logger: log, waitOnFirstConnect: true });
   await ensureTopology(bus, { logger: log });
   const registry = createRegistry('judge');
+  // The judge model judges tasks without a verifier and, in shadow mode, the verified ones too.
+  let model: OnnxJudge | undefined;
+  if (cfg.model !== undefined) {
+    const m = cfg.model;
+    model = await OnnxJudge.load({
+      modelDir: m.dir,
+      device: m.device,
+      workers: m.workers,
+      maxBatch: m.maxBatch,
+      timeoutMs: cfg.timeoutMs,
+      logger: log,
+      ...(m.threads > 0 ? { threads: m.threads } : {}),
+      ...(m.threshold !== undefined ? { threshold: m.threshold } : {}),
+    });
+  }
+  const modelSource = model === undefined ? undefined : modelVerdictSource(model);
   const service = new JudgeService({
     bus,
     logger: log,
@@ -28,25 +45,30 @@ async function main(): Promise<void> {
     judgeVersion: cfg.judgeVersion,
     concurrency: cfg.concurrency,
     timeoutMs: cfg.timeoutMs,
+    ...(modelSource !== undefined ? { sources: [modelSource] } : {}),
+    ...(modelSource !== undefined && cfg.model?.shadow === true ? { shadow: modelSource } : {}),
   });
   let metrics: MetricsServer | null = null;
   if (cfg.metricsPort > 0) {
     metrics = await startMetricsServer(registry, { port: cfg.metricsPort, healthy: () => service.running && !bus.nc.isClosed() });
     log.info({ port: metrics.port }, 'metrics listening');
   }
-  await service.start();
-
   let stopping: Promise<void> | null = null;
   const shutdown = (signal: string): Promise<void> =>
     (stopping ??= (async () => {
       log.info({ signal }, 'judge shutting down');
       await service.stop();
+      // Closing lets a forward pass in flight finish: killing a worker inside onnxruntime aborts the process.
+      await model?.close().catch((e: unknown) => log.warn({ err: (e as Error).message }, 'judge model close failed'));
       await bus.drain().catch((e: unknown) => log.warn({ err: (e as Error).message }, 'drain failed'));
       await metrics?.close();
       log.info({ ...service.stats }, 'judge stopped');
     })());
+  // Handlers first: a SIGTERM right after startup must still shut down cleanly.
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+  await service.start();
+
   // Consumption also ends when the connection closes for good: shut down the rest then.
   await service.closed;
   await shutdown('closed');

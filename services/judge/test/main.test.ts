@@ -8,7 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { connectBus, ensureTopology, trajSubject, STREAM_SCORED } from '@owrl/bus';
 import { make, decode, RolloutRequestSchema, ScoredTrajectorySchema, TerminationClass, TerminationSchema, TrajectorySchema } from '@owrl/proto';
+import { writeTinyDecoderJudge } from '@owrl/judge-model';
 import { freePort, startNatsServer, type NatsServer } from '@owrl/testkit';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 let nats: NatsServer;
@@ -82,5 +86,41 @@ void test('main: serves health and metrics, judges, logs JSON with service=judge
     assert.ok(lines.some((l) => l['msg'] === 'judge shutting down' && l['signal'] === 'SIGTERM'));
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+});
+
+void test('main with OWRL_JUDGE_MODEL: device auto falls back to the CPU with a warning, names the device, closes the model on SIGTERM', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-judge-main-'));
+  writeTinyDecoderJudge(dir, { seed: 3 });
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, NATS_URL: nats.url, OWRL_JUDGE_MODEL: dir, OWRL_JUDGE_DEVICE: 'auto', OWRL_JUDGE_THREADS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit');
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  const lines: Array<Record<string, unknown>> = [];
+  let onLine = (): void => {};
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    lines.push(JSON.parse(line) as Record<string, unknown>);
+    onLine();
+  });
+  try {
+    await Promise.race([
+      new Promise<void>((resolve) => (onLine = () => lines.some((l) => l['msg'] === 'judge consuming') && resolve())),
+      exited.then(() => assert.fail(`judge exited early: ${stderr}`)),
+    ]);
+    const fallback = lines.find((l) => /falling back to the CPU/.test(String(l['msg'])));
+    assert.ok(fallback, 'a warning names the fallback');
+    assert.equal(fallback['level'], 40, 'pino level warn');
+    const running = lines.find((l) => l['msg'] === 'judge model running on cpu');
+    assert.ok(running, 'an info line names the device in use');
+    assert.equal(running['device'], 'cpu');
+    child.kill('SIGTERM');
+    const [code, signal] = await exited;
+    assert.deepEqual([code, signal], [0, null], stderr.slice(-3000));
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -33,6 +33,11 @@ export interface LearnerConfig {
   controlToken: string;
   metricsPort: number;
   seed: number;
+  /** Site failures of one host within the window that blacklist it; 0 turns automatic blacklisting off. */
+  blacklistFailures: number;
+  blacklistWindowMs: number;
+  /** How long an automatic blacklist entry blocks its host. */
+  blacklistTtlMs: number;
 }
 
 /** Parses "90:15,50:30" (rounds:max_steps, ...). */
@@ -85,6 +90,9 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     controlToken: envString('OWRL_CONTROL_TOKEN', '', env),
     metricsPort: envInt('OWRL_METRICS_PORT', 0, env),
     seed: envInt('OWRL_SEED', 1, env),
+    blacklistFailures: envInt('OWRL_BLACKLIST_FAILURES', 5, env, 0),
+    blacklistWindowMs: envInt('OWRL_BLACKLIST_WINDOW_S', 600, env, 1) * 1000,
+    blacklistTtlMs: envInt('OWRL_BLACKLIST_TTL_S', 1800, env, 1) * 1000,
   };
   if (!cfg.tasksFile && !cfg.sitesUrl) {
     throw new ConfigError('OWRL_TASKS_FILE', 'no task source: set OWRL_TASKS_FILE (JSONL tasks) or OWRL_SITES_URL (bundled sites server)');

@@ -2,7 +2,7 @@
 // their scored trajectories, re-dispatches infrastructure failures, applies dynamic sampling
 // (drop all-0/all-1 groups, refill up to a cap), runs the clipped GRPO update, publishes the new
 // policy (artifact + sha256 + KV pointer), checkpoints, and only then acks the scored messages.
-import { mulberry32, fnv1a } from '@owrl/core';
+import { mulberry32, fnv1a, REASON_HOST_BLACKLISTED } from '@owrl/core';
 import {
   make,
   PolicyArtifactSchema,
@@ -28,6 +28,7 @@ import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
 import type { CheckpointStore, RestoredCheckpoint } from './checkpoint.js';
 import type { LearnerConfig } from './config.js';
+import { HostGuard } from './host-guard.js';
 import type { LearnerMetrics } from './metrics.js';
 import { RoundLedger, type GroupState } from './round-ledger.js';
 import type { RunStateStore } from './run-state-store.js';
@@ -51,6 +52,9 @@ export interface LearnerDeps {
   logger: Logger;
 }
 
+/** How long a blacklist look-up is reused, and the poll interval while every task host is blocked. */
+const BLACKLIST_CACHE_MS = 5000;
+
 interface Pending {
   scored: ScoredTrajectory;
   delivery: Delivery<ScoredTrajectory>;
@@ -67,10 +71,17 @@ export class Learner implements LearnerControl {
   private readonly rng;
   private consumer: { stop(): Promise<void> } | null = null;
   private startRound = 0;
+  private readonly hosts: HostGuard;
 
   constructor(private readonly d: LearnerDeps) {
     this.curriculum = new Curriculum(d.config.curriculum);
     this.rng = mulberry32(d.config.seed);
+    this.hosts = new HostGuard(
+      d.blacklist,
+      { threshold: d.config.blacklistFailures, windowMs: d.config.blacklistWindowMs, ttlMs: d.config.blacklistTtlMs, cacheMs: BLACKLIST_CACHE_MS },
+      d.metrics,
+      d.logger.child({ component: 'host-guard' }),
+    );
   }
 
   // --- LearnerControl (gRPC) ---
@@ -223,7 +234,7 @@ export class Learner implements LearnerControl {
   }
 
   private async dispatchGroups(ledger: RoundLedger, count: number, maxSteps: number): Promise<number> {
-    const blocked = await this.d.blacklist.blockedHosts();
+    const blocked = await this.hosts.blockedHosts();
     const tasks = this.d.scheduler.pick(count, (h) => blocked.has(h));
     const first = ledger.groups.size;
     for (const [i, task] of tasks.entries()) {
@@ -253,7 +264,8 @@ export class Learner implements LearnerControl {
     let steps = 0;
 
     let dispatchedGroups = await this.dispatchGroups(ledger, config.groupsPerRound, maxSteps);
-    if (dispatchedGroups === 0) throw new Error('no schedulable task: every task host is blacklisted or the pool is empty');
+    if (dispatchedGroups === 0) dispatchedGroups = await this.dispatchOnceUnblocked(ledger, maxSteps, log);
+    if (dispatchedGroups === 0) return; // stopped while every host was blocked
     const deadline = t0 + config.roundTimeoutMs;
     const c = () => store.mutable.counters!;
 
@@ -264,8 +276,10 @@ export class Learner implements LearnerControl {
         const missing = config.groupsPerRound - kept;
         if (missing > 0 && dispatchedGroups < config.maxGroupsPerRound && !this.stopped) {
           const n = Math.min(missing, config.maxGroupsPerRound - dispatchedGroups);
-          dispatchedGroups += await this.dispatchGroups(ledger, n, maxSteps);
-          continue;
+          const added = await this.dispatchGroups(ledger, n, maxSteps);
+          dispatchedGroups += added;
+          if (added > 0) continue;
+          log.warn({ missing }, 'no refill: every task host is blacklisted');
         }
         break;
       }
@@ -314,7 +328,17 @@ export class Learner implements LearnerControl {
         summary.excluded[res.reason] = (summary.excluded[res.reason] ?? 0) + 1;
         store.mutable.excluded[res.reason] = (store.mutable.excluded[res.reason] ?? 0n) + 1n;
         metrics.excluded.inc({ reason: res.reason });
-        if (res.redispatch) await this.dispatch(ledger, res.group, res.redispatch.sample, res.redispatch.attempt, maxSteps);
+        await this.hosts.observe(ev.scored);
+        if (res.redispatch) {
+          const host = hostOf(res.group.task.startUrl);
+          if (await this.hosts.isBlocked(host)) {
+            ledger.cancelRedispatch(res.group.group, res.redispatch.sample);
+            metrics.cancelled.inc({ reason: REASON_HOST_BLACKLISTED });
+            log.info({ group: res.group.group, sample: res.redispatch.sample, host }, 're-dispatch cancelled: the task host is blacklisted');
+          } else {
+            await this.dispatch(ledger, res.group, res.redispatch.sample, res.redispatch.attempt, maxSteps);
+          }
+        }
       }
       store.change('progress', () => {});
     }
@@ -395,6 +419,30 @@ export class Learner implements LearnerControl {
       },
       'round finished',
     );
+  }
+
+  /**
+   * Every task host is blacklisted: says so in the run state and retries the round's dispatch every
+   * few seconds until an entry expires or is removed (`owrl blacklist remove`), or the learner stops.
+   * Returns the groups dispatched (0 when stopped).
+   */
+  private async dispatchOnceUnblocked(ledger: RoundLedger, maxSteps: number, log: Logger): Promise<number> {
+    log.warn({}, 'every task host is blacklisted: waiting for an entry to expire or be removed');
+    this.d.store.change('phase', (s) => {
+      s.message = 'waiting: every task host is blacklisted';
+    });
+    let n = 0;
+    while (n === 0 && !this.stopped) {
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setTimeout(resolve, BLACKLIST_CACHE_MS).unref();
+      });
+      if (!this.stopped) n = await this.dispatchGroups(ledger, this.d.config.groupsPerRound, maxSteps);
+    }
+    this.d.store.change('phase', (s) => {
+      if (s.message === 'waiting: every task host is blacklisted') s.message = '';
+    });
+    return n;
   }
 
   private async publishPolicy(version: number): Promise<void> {

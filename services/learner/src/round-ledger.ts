@@ -85,6 +85,22 @@ export class RoundLedger {
     return { kind: 'excluded', group: g, reason, completed: this.settle(g) };
   }
 
+  /**
+   * Withdraws the re-dispatch that ingest() just planned for `sample` of `group`, instead of
+   * publishing it (its host became blacklisted): the slot is abandoned without a new attempt, so
+   * the group ends abandoned once its other samples are back. Returns whether the group is now complete.
+   * @throws RangeError when no re-dispatch of that slot is pending.
+   */
+  cancelRedispatch(group: number, sample: number): boolean {
+    const g = this.groups.get(group);
+    const slot = g?.samples[sample];
+    if (!g || !slot || slot.status !== 'in_flight' || slot.attempt === 0) {
+      throw new RangeError(`round ${this.round} group ${group} sample ${sample} has no pending re-dispatch to cancel`);
+    }
+    slot.status = 'abandoned';
+    return this.settle(g);
+  }
+
   /** Marks every rollout still in flight as abandoned (round timeout). Returns how many. */
   abandonInFlight(): number {
     let n = 0;

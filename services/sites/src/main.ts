@@ -1,9 +1,11 @@
 // Process entry of the sites service: reads OWRL_SITES_PORT (default 8400), OWRL_SITES_HOST
-// (default 127.0.0.1) and OWRL_SITES_SEED (catalog seed, default 1), logs one JSON line when
-// listening, and shuts down on SIGTERM/SIGINT.
+// (default 127.0.0.1), OWRL_SITES_SEED (catalog seed, default 1) and OWRL_SITES_FAULTS (a JSON
+// file of fault rules active from the start), logs one JSON line when listening, and shuts down
+// on SIGTERM/SIGINT.
 import { envInt, envNumber, envString } from '@owrl/core';
 import { DEFAULT_CATALOG_SEED } from '@owrl/tasks';
 import { createLogger } from '@owrl/telemetry';
+import { readFaultFile } from './faults/file.js';
 import { startSitesServer } from './server.js';
 
 async function main(): Promise<void> {
@@ -11,7 +13,10 @@ async function main(): Promise<void> {
   const port = envInt('OWRL_SITES_PORT', 8400, process.env, 0);
   const host = envString('OWRL_SITES_HOST', '127.0.0.1');
   const seed = envNumber('OWRL_SITES_SEED', DEFAULT_CATALOG_SEED, process.env, { integer: true });
-  const server = await startSitesServer({ port, host, seed, logger: log });
+  const faultFile = envString('OWRL_SITES_FAULTS', '');
+  const faults = faultFile === '' ? [] : await readFaultFile(faultFile);
+  const server = await startSitesServer({ port, host, seed, logger: log, faults });
+  if (faults.length > 0) log.info({ file: faultFile, rules: server.faults.list() }, 'startup fault rules active');
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

@@ -14,6 +14,9 @@ import { portalPage } from './portal.js';
 import { createShopSite } from './shop/shop-site.js';
 import type { SiteModule } from './site.js';
 import { SITE_FACTORIES } from './sites.js';
+import { addRules } from './faults/file.js';
+import { createFaultHook } from './faults/hook.js';
+import { FaultRegistry } from './faults/registry.js';
 
 export interface SitesServerOptions {
   /** TCP port; 0 picks a free one. */
@@ -25,6 +28,8 @@ export interface SitesServerOptions {
   logger?: Logger;
   /** Sessions kept before the least recently used is dropped. Default 10 000. */
   maxSessions?: number;
+  /** Fault rules active from the start (JSON as posted to `/__owrl/faults`); validated, naming `faults[i].<field>`. */
+  faults?: readonly unknown[];
 }
 
 export interface SitesServer {
@@ -34,6 +39,8 @@ export interface SitesServer {
   catalog: ShopCatalog;
   /** The hosted sites, in portal order (the shop first). */
   sites: readonly SiteModule[];
+  /** Fault rules consulted for every request; also served at `/__owrl/faults`. */
+  faults: FaultRegistry;
   /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
@@ -69,10 +76,14 @@ export async function startSitesServer(opts: SitesServerOptions): Promise<SitesS
   const catalog = shop.catalog;
   const sites: SiteModule[] = [shop, ...SITE_FACTORIES.map((f) => f({ seed, logger: log }))];
   const sessions = new SessionStore(opts.maxSessions ?? DEFAULT_MAX_SESSIONS);
+  const faults = new FaultRegistry(seed, sites.map((s) => s.name));
+  addRules(faults, opts.faults ?? [], 'faults');
+  const faultHook = createFaultHook(faults, log);
   let origin = '';
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', origin);
+    if (await faultHook(req, res, url)) return;
     if (url.pathname.startsWith('/__owrl/')) {
       if (handleOwrlApi(req, res, url, { sites, sessions, origin, seed })) return;
       sendJson(res, 404, { ok: false, detail: `no API endpoint ${url.pathname}` });
@@ -134,6 +145,7 @@ export async function startSitesServer(opts: SitesServerOptions): Promise<SitesS
     port,
     catalog,
     sites,
+    faults,
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

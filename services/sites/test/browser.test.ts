@@ -1,32 +1,37 @@
-// End to end in real Chromium: a scripted "agent" solves one task of every shop family through
-// the UI, and the task's own verifier accepts it; a wrong product in the cart is rejected.
+// End to end through the environment's tools: a scripted PlanPolicy (test/shop-plans.ts) solves one
+// task of every shop family in real Chromium via BrowserPool.runEpisode, and the task's own
+// verifier accepts (answer match, site state, page expression); wrong answers, a wrong cart, a
+// wrong order and a wrong final page are rejected.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { BrowserPool, PlanPolicy, type EpisodeResult, type PlanStep } from '@owrl/browser-env';
 import type { Task } from '@owrl/proto';
-import { chromiumArgs } from '@owrl/browser-env';
 import { matchAnswer } from '@owrl/judge-core';
 import { generateShopTasks, SHOP_FAMILIES, withSession } from '@owrl/tasks';
 import { startSitesServer, type SitesServer } from '../src/index.js';
-
+import { planFor } from './shop-plans.js';
 
 let srv: SitesServer;
-let browser: Browser;
+let pool: BrowserPool;
 
 before(async () => {
   srv = await startSitesServer({ port: 0, seed: 3 });
-  browser = await chromium.launch({ executablePath: process.env['OWRL_CHROMIUM'] || '/usr/bin/chromium', args: chromiumArgs() });
+  pool = new BrowserPool({
+    allowHosts: [`127.0.0.1:${srv.port}`],
+    screenshots: 0,
+    timeouts: { initNavigationMs: 10_000, initRetries: 1, toolCallMs: 10_000, stepMs: 20_000, taskMs: 120_000, closeMs: 5000 },
+  });
+  await pool.start();
 });
 after(async () => {
-  await browser?.close();
+  await pool?.close();
   await srv?.close();
 });
 
 /** Asks the task's site-state verifier, exactly as the judge does. */
 async function siteState(task: Task, session: string): Promise<{ ok: boolean; detail: string }> {
   const v = task.verifier?.kind;
-  assert.equal(v?.case, 'siteState', `${task.id} has a site-state verifier`);
-  if (v?.case !== 'siteState') throw new Error('unreachable');
+  if (v?.case !== 'siteState') throw new Error(`${task.id} has no site-state verifier`);
   const res = await fetch(`${v.value.endpoint}?session=${encodeURIComponent(session)}&spec=${encodeURIComponent(v.value.specJson)}`);
   assert.equal(res.status, 200);
   return (await res.json()) as { ok: boolean; detail: string };
@@ -34,135 +39,133 @@ async function siteState(task: Task, session: string): Promise<{ ok: boolean; de
 
 function answerOk(task: Task, answer: string): boolean {
   const v = task.verifier?.kind;
-  assert.equal(v?.case, 'answer', `${task.id} has an answer verifier`);
-  if (v?.case !== 'answer') throw new Error('unreachable');
+  if (v?.case !== 'answer') throw new Error(`${task.id} has no answer verifier`);
   return matchAnswer(v.value, answer).status === 'pass';
 }
 
-async function clickLink(page: Page, name: string): Promise<void> {
-  const before = page.url();
-  await Promise.all([page.waitForURL((u) => u.href !== before), page.getByRole('link', { name, exact: true }).first().click()]);
+function expression(task: Task): string | undefined {
+  const v = task.verifier?.kind;
+  return v?.case === 'pageExpression' ? v.value.expression : undefined;
 }
 
-async function addToCart(page: Page, qty?: string): Promise<void> {
-  if (qty !== undefined) {
-    const field = page.getByLabel('Quantity');
-    await field.fill(qty);
-    // Enter in the quantity field must not submit (add_qty is "write, then click"); were it to,
-    // the cart would end with a different quantity and the exact verifier below would fail.
-    await field.press('Enter');
-  }
-  await page.getByRole('button', { name: 'Add to cart' }).click();
-  await page.getByRole('status').filter({ hasText: 'Added to cart' }).waitFor();
+async function run(task: Task, session: string, plan: readonly PlanStep[], startUrl = task.startUrl): Promise<EpisodeResult<undefined>> {
+  const pageExpression = expression(task);
+  return await pool.runEpisode(
+    {
+      startUrl: withSession(startUrl, session),
+      instruction: task.instruction,
+      maxSteps: plan.length + 1,
+      finalScreenshot: false,
+      ...(pageExpression === undefined ? {} : { pageExpression }),
+    },
+    new PlanPolicy(plan),
+  );
 }
 
-async function search(page: Page, name: string): Promise<void> {
-  const box = page.getByRole('searchbox', { name: 'Search products' });
-  await box.fill(name);
-  await Promise.all([page.waitForURL(/\/shop\/search\?q=/), box.press('Enter')]);
+async function post(session: string, path: string, form: Record<string, string>): Promise<Response> {
+  return await fetch(`${srv.url}${path}`, {
+    method: 'POST',
+    headers: { cookie: `owrl_session=${encodeURIComponent(session)}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+    redirect: 'manual',
+  });
 }
 
-async function skuText(page: Page): Promise<string> {
-  return (await page.locator('p.sku').innerText()).trim();
+/** Runs `fn` over `xs` with at most two at a time (Chromium is shared on small machines). */
+async function pairwise<T>(xs: readonly T[], fn: (x: T) => Promise<void>): Promise<void> {
+  const queue = [...xs];
+  const worker = async (): Promise<void> => {
+    for (let x = queue.shift(); x !== undefined; x = queue.shift()) await fn(x);
+  };
+  await Promise.all([worker(), worker()]);
 }
 
-/** The scripted solution of each family, following its route; returns the done() answer. */
-async function solve(page: Page, task: Task): Promise<string> {
-  const name = task.metadata['product_name'] ?? '';
-  const qty = task.metadata['qty'];
-  const categoryName = /"([^"]+)" category/.exec(task.instruction)?.[1] ?? '';
-  switch (task.family) {
-    case 'price':
-      return await page.locator('li.card', { has: page.getByRole('link', { name, exact: true }) }).locator('.price').innerText();
-    case 'sku':
-      await clickLink(page, name);
-      return await skuText(page);
-    case 'search_sku':
-      await search(page, name);
-      await clickLink(page, name);
-      return await skuText(page);
-    case 'add_to_cart':
-      await clickLink(page, name);
-      await addToCart(page);
-      return 'ok';
-    case 'add_qty':
-      await clickLink(page, name);
-      await addToCart(page, qty);
-      return 'ok';
-    case 'search_add':
-      await search(page, name);
-      await clickLink(page, name);
-      await addToCart(page);
-      return 'ok';
-    case 'cheapest_in_category':
-    case 'cheapest_qty': {
-      await clickLink(page, categoryName);
-      await clickLink(page, 'Price: low to high');
-      await Promise.all([page.waitForURL(/\/shop\/p\//), page.locator('li.card a').first().click()]);
-      assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), name, 'the first sorted card is the cheapest');
-      await addToCart(page, task.family === 'cheapest_qty' ? qty : undefined);
-      return 'ok';
-    }
-    default:
-      throw new Error(`no script for family ${task.family}`);
-  }
-}
-
-void test('a scripted agent solves one task of every family and the verifiers accept', async () => {
+void test('a scripted agent solves one task of every family through the tools, and the verifiers accept', async (t) => {
   const tasks = generateShopTasks({ seed: 21, n: SHOP_FAMILIES.length, baseUrl: srv.url, catalogSeed: 3 });
   assert.deepEqual(new Set(tasks.map((t) => t.family)), new Set(SHOP_FAMILIES.map((f) => f.name)));
-  for (const task of tasks) {
+  const started = performance.now();
+  await pairwise(tasks, async (task) => {
     const session = `test/${task.id}`;
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      await page.goto(withSession(task.startUrl, session));
-      const answer = await solve(page, task);
-      const family = SHOP_FAMILIES.find((f) => f.name === task.family);
-      if (family?.check === 'answer') {
-        assert.ok(answerOk(task, answer), `${task.id}: answer ${JSON.stringify(answer)} accepted`);
-        assert.equal(answerOk(task, `${answer}9`), false, `${task.id}: a wrong answer is rejected`);
-      } else {
-        const r = await siteState(task, session);
-        assert.equal(r.ok, true, `${task.id}: ${r.detail}`);
+    const plan = planFor(task);
+    assert.equal(plan.length, task.difficulty, `${task.id}: the plan follows the family's route`);
+    const r = await run(task, session, plan);
+    const trail = r.steps.map((s) => `${s.reasoning}: ${s.results.map((c) => `${c.call.name}${c.ok ? '' : `!${c.errorCode}`} ${c.effects.map((e) => e.line).join(', ')}`).join('; ')}`).join('\n');
+    assert.equal(r.termination.cls, 'COMPLETED', `${task.id}: ${r.termination.reason} ${r.termination.message} ${r.diagnostics.errorMessage}\n${trail}`);
+    assert.equal(r.steps.length, task.difficulty, task.id);
+    assert.ok(r.steps.every((s) => s.results.every((c) => c.ok)), `${task.id}: every call worked\n${trail}`);
+    const family = SHOP_FAMILIES.find((f) => f.name === task.family);
+    switch (family?.check) {
+      case 'answer':
+        assert.ok(answerOk(task, r.finalAnswer), `${task.id}: answer ${JSON.stringify(r.finalAnswer)} accepted`);
+        assert.equal(answerOk(task, `${r.finalAnswer}9`), false, `${task.id}: a wrong answer is rejected`);
+        if (task.family === 'compare_rating') {
+          const other = r.finalAnswer === task.metadata['product_name'] ? task.metadata['product_name_b'] : task.metadata['product_name'];
+          assert.equal(answerOk(task, other ?? ''), false, `${task.id}: the other product is rejected`);
+        }
+        break;
+      case 'page':
+        assert.equal(r.pageEval.error, '', task.id);
+        assert.equal(r.pageEval.truthy, true, `${task.id}: page expression on ${r.finalUrl}`);
+        assert.match(new URL(r.finalUrl).pathname, /^\/shop\/orders\/OW-\d{6}$/);
+        break;
+      default: {
+        const v = await siteState(task, session);
+        assert.equal(v.ok, true, `${task.id}: ${v.detail}\n${trail}`);
         // The cookie, not the URL, carries the session after the first page.
-        assert.ok(!page.url().includes('owrl_session'), page.url());
+        assert.ok(!r.finalUrl.includes('owrl_session'), r.finalUrl);
       }
-    } finally {
-      await context.close();
     }
-  }
+  });
+  t.diagnostic(`${tasks.length} families solved in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 });
 
 void test('a wrong product in the cart is rejected, and sessions stay apart', async () => {
   const [task] = generateShopTasks({ seed: 5, n: 1, baseUrl: srv.url, catalogSeed: 3, families: ['add_to_cart'] });
   assert.ok(task);
   const wanted = task.metadata['product_name'] ?? '';
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    await page.goto(withSession(task.startUrl, 'wrong-1'));
-    const other = (await page.locator('li.card a').allInnerTexts()).find((n) => n !== wanted);
-    assert.ok(other);
-    await clickLink(page, other);
-    await addToCart(page);
-    const r = await siteState(task, 'wrong-1');
-    assert.equal(r.ok, false);
-    assert.match(r.detail, /want 1, have 0/);
+  const other = srv.catalog.products.find((p) => p.category === task.metadata['category'] && p.name !== wanted);
+  assert.ok(other);
+  const r = await run(task, 'wrong-1', [{ click: { role: 'link', name: other.name } }, { click: { role: 'button', name: 'Add to cart' } }, { done: 'ok' }]);
+  assert.equal(r.termination.cls, 'COMPLETED');
+  const v = await siteState(task, 'wrong-1');
+  assert.equal(v.ok, false);
+  assert.match(v.detail, new RegExp(`${task.metadata['product'] ?? '?'}: want 1, have 0`));
+  // The right product as well still fails: the spec is exact. Removing the wrong line fixes it.
+  await post('wrong-1', '/shop/cart/add', { id: task.metadata['product'] ?? '', qty: '1' });
+  assert.equal((await siteState(task, 'wrong-1')).ok, false);
+  await post('wrong-1', '/shop/cart/remove', { id: other.id });
+  assert.equal((await siteState(task, 'wrong-1')).ok, true);
+  assert.equal((await siteState(task, 'wrong-2')).ok, false, 'another session never sees this cart');
+});
 
-    // Adding the right product as well still fails: the spec is exact.
-    const categoryName = srv.catalog.categories.find((c) => c.slug === task.metadata['category'])?.name ?? '';
-    await clickLink(page, categoryName);
-    await clickLink(page, wanted);
-    await addToCart(page);
-    assert.equal((await siteState(task, 'wrong-1')).ok, false);
-    await page.goto(`${srv.url}/shop/cart`);
-    await Promise.all([page.waitForURL(/\/shop\/cart$/), page.getByRole('button', { name: `Remove ${other}` }).click()]);
-    await page.getByRole('status').filter({ hasText: 'Removed from cart' }).waitFor();
-    assert.equal((await siteState(task, 'wrong-1')).ok, true);
-    // A different session never sees this cart.
-    assert.equal((await siteState(task, 'wrong-2')).ok, false);
-  } finally {
-    await context.close();
-  }
+void test('a wrong order is rejected by the order verifier and the confirmation page expression', async () => {
+  const [two] = generateShopTasks({ seed: 8, n: 1, baseUrl: srv.url, catalogSeed: 3, families: ['checkout_two_items'] });
+  const [confirm] = generateShopTasks({ seed: 8, n: 1, baseUrl: srv.url, catalogSeed: 3, families: ['checkout_confirm'] });
+  assert.ok(two && confirm);
+  const m = two.metadata;
+  // The right items and address, but standard instead of express delivery.
+  await post('order-1', '/shop/cart/add', { id: m['product'] ?? '', size: m['size'] ?? '', qty: '2' });
+  await post('order-1', '/shop/cart/add', { id: m['product_b'] ?? '', size: m['size_b'] ?? '', qty: '1' });
+  const placed = await post('order-1', '/shop/checkout', {
+    name: m['name'] ?? '', address: m['address'] ?? '', city: m['city'] ?? '', postcode: m['postcode'] ?? '', delivery: 'standard', action: 'place',
+  });
+  assert.equal(placed.status, 303);
+  const v = await siteState(two, 'order-1');
+  assert.equal(v.ok, false);
+  assert.match(v.detail, /delivery: want express, have standard/);
+
+  // The confirmation page of an order in a different size: the page expression is falsy there.
+  const c = confirm.metadata;
+  const product = srv.catalog.byId.get(c['product'] ?? '');
+  const wrongSize = product?.variants.find((x) => x.code !== c['size'] && x.stock > 0)?.code ?? '';
+  await post('order-2', '/shop/cart/add', { id: c['product'] ?? '', size: wrongSize, qty: '1' });
+  const res = await post('order-2', '/shop/checkout', {
+    name: c['name'] ?? '', address: c['address'] ?? '', city: c['city'] ?? '', postcode: c['postcode'] ?? '', delivery: 'express', action: 'place',
+  });
+  const where = res.headers.get('location') ?? '';
+  assert.match(where, /^\/shop\/orders\/OW-\d{6}$/);
+  const r = await run(confirm, 'order-2', [{ done: 'ok' }], `${srv.url}${where}`);
+  assert.equal(r.pageEval.error, '');
+  assert.equal(r.pageEval.evaluated, true);
+  assert.equal(r.pageEval.truthy, false, `wrong size ${wrongSize} on ${r.finalUrl}`);
 });

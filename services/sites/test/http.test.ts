@@ -1,4 +1,5 @@
-// HTTP-level tests of the sites server (real server on a free port, global fetch).
+// HTTP-level tests of the sites server and the shop's original pages (real server on a free port,
+// global fetch). Filters, sizes, checkout and the cookie banner are in shop-http.test.ts.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toJson, TaskSchema } from '@owrl/proto';
@@ -43,7 +44,7 @@ void test('health answers 200 with the catalog seed', async () => {
   const res = await fetch(`${srv.url}/__owrl/health`);
   assert.equal(res.status, 200);
   const body = (await res.json()) as { ok: boolean; seed: number; sites: Record<string, { catalogSeed?: number; products?: number }> };
-  assert.deepEqual([body.ok, body.seed, body.sites['shop']?.catalogSeed, body.sites['shop']?.products], [true, 5, 5, 40]);
+  assert.deepEqual([body.ok, body.seed, body.sites['shop']?.catalogSeed, body.sites['shop']?.products], [true, 5, 5, 48]);
 });
 
 void test('home page: labelled search box, category links, featured products', async () => {
@@ -54,6 +55,7 @@ void test('home page: labelled search box, category links, featured products', a
   for (const id of srv.catalog.featured) assert.ok(body.includes(`href="/shop/p/${id}"`), id);
   const n = interactiveCount(body);
   assert.ok(n >= 10 && n <= 25, `interactive elements ${n}`);
+  assert.match(body, /<button type="submit" name="choice" value="accept">Accept<\/button><button type="submit" name="choice" value="reject">Reject<\/button>/);
   const root = await fetch(`${srv.url}/`, { redirect: 'manual' });
   assert.equal(root.status, 200);
   const portal = await root.text();
@@ -69,8 +71,10 @@ void test('category page lists product cards with prices and sorts by price', as
     assert.ok(body.includes(`<a href="/shop/p/${p.id}">${p.name}</a><span class="price">${formatPrice(p.priceCents)}</span>`), p.name);
   }
   assert.ok(body.includes('>Price: low to high</a>') && body.includes('>Price: high to low</a>'));
+  // Cards come before the filter panel in the document, so they are never cut from an observation.
+  assert.ok(body.indexOf('class="cards"') < body.indexOf('aria-label="Filters"'));
   const n = interactiveCount(body);
-  assert.ok(n >= 10 && n <= 25, `interactive elements ${n}`);
+  assert.ok(n >= 20 && n <= 40, `interactive elements ${n}`);
   const sorted = (await page('/shop/c/kitchen?sort=price_asc')).body;
   const order = [...sorted.matchAll(/<li class="card"><a href="\/shop\/p\/([^"]+)"/g)].map((m) => m[1]);
   assert.deepEqual(order, listCategory(srv.catalog, 'kitchen', 'price_asc').map((p) => p.id));
@@ -118,7 +122,7 @@ void test('add to cart changes only that session; verify endpoint reports ok / n
   const shown = await page(`/shop/p/${p.id}`, 'sess-A');
   assert.ok(shown.body.includes(`Added to cart: 2 × ${p.name}`));
   assert.ok(!(await page(`/shop/p/${p.id}`, 'sess-A')).body.includes('Added to cart'), 'notice is shown once');
-  assert.ok((await page('/shop/cart', 'sess-A')).body.includes(`<td><a href="/shop/p/${p.id}">${p.name}</a></td><td>2</td>`));
+  assert.ok((await page('/shop/cart', 'sess-A')).body.includes(`<td><a href="/shop/p/${p.id}">${p.name}</a></td><td>${p.size}</td><td>2</td>`));
   assert.ok((await page('/shop/cart', 'sess-B')).body.includes('Your cart is empty.'));
 
   assert.deepEqual((await verify('sess-A', { cart: { [p.id]: 2 }, exact: true })).body.ok, true);
@@ -172,6 +176,8 @@ void test('tasks endpoint: JSONL that parses, is deterministic, points at this s
   };
   const a = await get('suite=shop&seed=9&n=12&difficulties=1,2,3');
   const b = await get('suite=shop&seed=9&n=12&difficulties=1,2,3');
+  const long = parseTaskFile((await get('suite=shop&seed=9&n=6&families=checkout_constrained,checkout_confirm')).text);
+  assert.deepEqual(new Set(long.map((t) => t.family)), new Set(['checkout_constrained', 'checkout_confirm']));
   assert.equal(a.status, 200);
   assert.match(a.type, /application\/x-ndjson/);
   assert.equal(a.text, b.text);
@@ -189,5 +195,5 @@ void test('tasks endpoint: JSONL that parses, is deterministic, points at this s
   const bad = await get('n=-3');
   assert.equal(bad.status, 400);
   assert.match(bad.text, /n="-3" must be an integer >= 0/);
-  assert.match((await get('difficulties=9')).text, /no shop family/);
+  assert.match((await get('difficulties=7')).text, /no shop family/);
 });

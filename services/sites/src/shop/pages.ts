@@ -1,85 +1,33 @@
-// Server-rendered pages of the bundled shop "Owrl Goods": small, semantic HTML (labels, buttons,
-// links) with inline CSS and no client framework. Pure functions of the catalog and session state.
-import { findCategory, formatPrice, listCategory, type ShopCatalog, type ShopProduct, type ShopSort } from '@owrl/tasks';
+// Browsing pages of the shop "Owrl Goods": home, category and search listings with their filter
+// panel and sort links, and the product page with its size picker. Pure functions of the catalog
+// and session state; small, semantic HTML (labels, buttons, links), no client framework.
+import {
+  browseShop,
+  findCategory,
+  formatPrice,
+  hasShopFilters,
+  shopDefaultVariant,
+  shopFacets,
+  shopPromoText,
+  SHOP_RATING_STEPS,
+  shopRatingLabel,
+  type ShopProduct,
+  type ShopSort,
+  type ShopVariant,
+} from '@owrl/tasks';
 import { html, raw, type Html } from '../html.js';
-import type { Notice, SessionState } from '../session-store.js';
-
-export const SHOP_NAME = 'Owrl Goods';
-
-const CSS = `
-*{box-sizing:border-box}
-body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#2b2118;background:#fbf7f0}
-a{color:#8a3b12}
-.top{display:flex;align-items:center;gap:24px;padding:12px 28px;background:#2b2118;color:#fbf7f0}
-.top a{color:#fbf7f0;text-decoration:none}
-.brand{font-weight:700;font-size:20px;letter-spacing:.5px}
-.top nav ul{display:flex;gap:16px;list-style:none;margin:0;padding:0}
-.top nav a:hover{text-decoration:underline}
-.cart-link{margin-left:auto;background:#e0a45c;color:#2b2118!important;padding:4px 12px;border-radius:14px;font-weight:600}
-main{max-width:1080px;margin:0 auto;padding:20px 28px}
-h1{margin:8px 0 14px;font-size:26px}
-.cards{display:grid;grid-template-columns:repeat(4,1fr);gap:14px;list-style:none;margin:0;padding:0}
-.card{background:#fff;border:1px solid #e8dccb;border-radius:10px;padding:14px;display:flex;flex-direction:column;gap:6px}
-.card a{font-weight:600}
-.price{font-weight:700;color:#3d6b35}
-.sort{margin:0 0 14px;display:flex;gap:14px;align-items:center}
-.sort a[aria-current]{font-weight:700;text-decoration:none;color:#2b2118}
-form.search{display:flex;gap:8px;align-items:center;margin:6px 0 18px}
-input{font:inherit;padding:6px 8px;border:1px solid #c9b79f;border-radius:6px}
-button{font:inherit;padding:6px 14px;border:0;border-radius:6px;background:#8a3b12;color:#fff;cursor:pointer}
-.notice{padding:10px 14px;border-radius:8px;background:#e3f1dc;border:1px solid #a9cf98}
-.notice.error{background:#f8e0da;border-color:#e0a093}
-.product{display:grid;grid-template-columns:1fr 1fr;gap:28px;background:#fff;border:1px solid #e8dccb;border-radius:10px;padding:20px}
-.product .price{font-size:22px;margin:0}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 14px;margin:0}
-dt{color:#7a6a58}dd{margin:0}
-.buy{display:flex;gap:10px;align-items:center;margin-top:14px}
-.buy input{width:72px}
-table{border-collapse:collapse;width:100%;background:#fff}
-th,td{text-align:left;padding:8px 10px;border-bottom:1px solid #e8dccb}
-.total{font-weight:700;font-size:18px;margin-top:12px}
-`;
+import { listingSearch, priceValue, type ListingQuery } from './filters.js';
+import { cards, layout, noticeBlock, type PageContext } from './layout.js';
 
 // Enter in the quantity field must not submit the form: the add_qty tasks are defined as
-// write quantity, then click "Add to cart" (see @owrl/tasks SHOP_FAMILIES).
-const QTY_SCRIPT = `document.getElementById('qty').addEventListener('keydown',function(e){if(e.key==='Enter')e.preventDefault();});`;
-
-export interface PageContext {
-  catalog: ShopCatalog;
-  state: SessionState;
-}
-
-function cartCount(state: SessionState): number {
-  let n = 0;
-  for (const q of state.cart.values()) n += q;
-  return n;
-}
-
-function layout(ctx: PageContext, title: string, body: Html, opts: { script?: string; current?: string } = {}): Html {
-  const cats = ctx.catalog.categories.map(
-    (c) => html`<li><a href="/shop/c/${c.slug}"${c.slug === opts.current ? raw(' aria-current="page"') : ''}>${c.name}</a></li>`,
-  );
-  return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · ${SHOP_NAME}</title><style>${raw(CSS)}</style></head>
-<body><header class="top"><a class="brand" href="/shop/">${SHOP_NAME}</a>
-<nav aria-label="Categories"><ul>${cats}</ul></nav>
-<a class="cart-link" href="/shop/cart">Cart (${cartCount(ctx.state)})</a></header>
-<main>${body}</main>${opts.script ? raw(`<script>${opts.script}</script>`) : ''}</body></html>`;
-}
-
-function noticeBlock(notice: Notice | undefined): Html {
-  if (notice === undefined) return html``;
-  if (notice.kind === 'error') return html`<p class="notice error" role="alert">${notice.text}</p>`;
-  return html`<p class="notice" role="status">${notice.text}</p>`;
-}
-
-function cards(products: readonly ShopProduct[]): Html {
-  const items = products.map(
-    (p) => html`<li class="card"><a href="/shop/p/${p.id}">${p.name}</a><span class="price">${formatPrice(p.priceCents)}</span></li>`,
-  );
-  return html`<ul class="cards">${items}</ul>`;
-}
+// write quantity, then click "Add to cart" (see @owrl/tasks SHOP_FAMILIES). Choosing a size
+// shows that size's price, SKU and stock.
+const PRODUCT_SCRIPT = `(function(){var q=document.getElementById('qty');
+q.addEventListener('keydown',function(e){if(e.key==='Enter')e.preventDefault();});
+document.querySelectorAll('input[name=size][type=radio]').forEach(function(r){r.addEventListener('change',function(){
+if(!r.checked)return;document.querySelector('.product .price').textContent=r.dataset.price;
+document.querySelector('.product .sku span').textContent=r.dataset.sku;
+document.getElementById('stock').textContent=r.dataset.stock+' in stock';q.max=r.dataset.stock;});});})();`;
 
 function searchForm(query: string): Html {
   return html`<form class="search" role="search" action="/shop/search" method="get">
@@ -90,87 +38,136 @@ function searchForm(query: string): Html {
 export function homePage(ctx: PageContext): Html {
   const featured = ctx.catalog.featured.flatMap((id) => {
     const p = ctx.catalog.byId.get(id);
-    return p ? [p] : [];
+    return p ? [{ product: p, variant: shopDefaultVariant(p), priceCents: p.priceCents }] : [];
   });
+  const promo = ctx.catalog.promos[0];
+  const strip = promo === undefined ? html`` : html`<p class="promo-strip">This week: code <strong>${promo.code}</strong> takes ${shopPromoText(promo)}.</p>`;
   return layout(
     ctx,
     'Home',
-    html`<h1>Welcome to ${SHOP_NAME}</h1>${noticeBlock(ctx.state.notice)}${searchForm('')}
+    html`<h1>Welcome to Owrl Goods</h1>${noticeBlock(ctx.state.notice)}${searchForm('')}${strip}
 <h2>Featured</h2>${cards(featured)}`,
   );
 }
 
 const SORT_LINKS: readonly { sort: ShopSort; label: string }[] = [
+  { sort: 'name', label: 'Name' },
   { sort: 'price_asc', label: 'Price: low to high' },
   { sort: 'price_desc', label: 'Price: high to low' },
+  { sort: 'rating', label: 'Top rated' },
 ];
 
+interface ListingScope {
+  /** Path of the listing, e.g. `/shop/c/kitchen`. */
+  path: string;
+  /** The search query (search pages). */
+  q?: string;
+  products: readonly ShopProduct[];
+}
+
+function radio(name: string, id: string, value: string, label: string, checked: boolean): Html {
+  return html`<span class="opt"><input type="radio" id="${id}" name="${name}" value="${value}"${checked ? raw(' checked') : ''}><label for="${id}">${label}</label></span>`;
+}
+
+function filterPanel(ctx: PageContext, scope: ListingScope, query: ListingQuery): Html {
+  const f = query.filters;
+  const facets = shopFacets(ctx.catalog, scope.products);
+  const sizes = facets.sizes.map((s) => radio('size', `f-size-${s}`, s, s, f.size === s));
+  const colours = facets.colors.map((c) => html`<option value="${c}"${f.color === c ? raw(' selected') : ''}>${c}</option>`);
+  const ratings = SHOP_RATING_STEPS.map((r) => html`<option value="${r}"${f.minRating === r ? raw(' selected') : ''}>${shopRatingLabel(r)}</option>`);
+  const brands = facets.brands.map(
+    (b) =>
+      html`<span class="opt"><input type="checkbox" id="f-brand-${b}" name="brand" value="${b}"${f.brands?.includes(b) ? raw(' checked') : ''}><label for="f-brand-${b}">${b}</label></span>`,
+  );
+  const waterproof = facets.waterproof
+    ? html`<p class="field"><span class="opt"><input type="checkbox" id="f-wp" name="waterproof" value="1"${f.waterproof ? raw(' checked') : ''}><label for="f-wp">Waterproof only</label></span></p>`
+    : html``;
+  const clear = hasShopFilters(f) ? html`<a href="${scope.path}${listingSearch({}, { q: scope.q })}">Clear filters</a>` : html``;
+  // Collapsed until some filter is set, as on a narrow layout: one "Filters" button instead of a
+  // panel of controls on every listing.
+  const open = hasShopFilters(f) || query.problems.length > 0;
+  return html`<aside class="filters" aria-label="Filters"><details${open ? raw(' open') : ''}><summary>Filters</summary>
+<form method="get" action="${scope.path}">${scope.q === undefined ? '' : html`<input type="hidden" name="q" value="${scope.q}">`}${
+    query.sort === 'name' ? '' : html`<input type="hidden" name="sort" value="${query.sort}">`
+  }
+<fieldset><legend>Size</legend><div class="opts">${radio('size', 'f-size-any', '', 'Any size', f.size === undefined)}${sizes}</div></fieldset>
+<p class="field"><label for="f-colour">Colour</label><select id="f-colour" name="colour"><option value="">Any colour</option>${colours}</select></p>
+${waterproof}<p class="field"><label for="f-rating">Minimum rating</label><select id="f-rating" name="rating"><option value="">Any rating</option>${ratings}</select></p>
+<fieldset><legend>Brand</legend><div class="opts">${brands}</div></fieldset>
+<div class="prices"><p class="field"><label for="f-min">Min price</label><input id="f-min" name="min" inputmode="decimal" value="${priceValue(f.minPriceCents)}" placeholder="$0"></p>
+<p class="field"><label for="f-max">Max price</label><input id="f-max" name="max" inputmode="decimal" value="${priceValue(f.maxPriceCents)}" placeholder="any"></p></div>
+<p class="actions"><button type="submit">Apply filters</button>${clear}</p></form></details></aside>`;
+}
+
+/** Sort links, product count, cards and the filter panel of a category or search listing. */
+function listing(ctx: PageContext, scope: ListingScope, query: ListingQuery): Html {
+  const items = browseShop(scope.products, query.filters, query.sort);
+  const links = SORT_LINKS.map(
+    (l) =>
+      html`<a href="${scope.path}${listingSearch(query.filters, { q: scope.q, sort: l.sort === 'name' ? undefined : l.sort })}"${
+        l.sort === query.sort ? raw(' aria-current="true"') : ''
+      }>${l.label}</a>`,
+  );
+  const size = query.filters.size;
+  const count =
+    items.length === scope.products.length ? `${items.length} products` : `Showing ${items.length} of ${scope.products.length} products`;
+  const problems = query.problems.map((p) => html`<p class="notice error" role="alert">${p}</p>`);
+  const found = items.length === 0 ? html`<p>No products match these filters.</p>` : cards(items, size);
+  return html`<div class="listing"><section class="results" aria-label="Products">${problems}
+<nav class="sort" aria-label="Sort"><span>Sort by</span>${links}</nav>
+<p class="count">${count}${size === undefined ? '' : ` · prices for size ${size}`}</p>${found}</section>${filterPanel(ctx, scope, query)}</div>`;
+}
+
 /** Category listing; undefined when the category does not exist. */
-export function categoryPage(ctx: PageContext, slug: string, sort: ShopSort): Html | undefined {
+export function categoryPage(ctx: PageContext, slug: string, query: ListingQuery): Html | undefined {
   const cat = findCategory(ctx.catalog, slug);
   if (cat === undefined) return undefined;
-  const products = listCategory(ctx.catalog, slug, sort);
-  const links = SORT_LINKS.map(
-    (l) => html`<a href="/shop/c/${slug}?sort=${l.sort}"${l.sort === sort ? raw(' aria-current="true"') : ''}>${l.label}</a>`,
-  );
-  return layout(
-    ctx,
-    cat.name,
-    html`<h1>${cat.name}</h1>${noticeBlock(ctx.state.notice)}
-<nav class="sort" aria-label="Sort"><span>Sort by</span>${links}</nav>${cards(products)}`,
-    { current: slug },
-  );
+  const products = ctx.catalog.products.filter((p) => p.category === slug);
+  return layout(ctx, cat.name, html`<h1>${cat.name}</h1>${noticeBlock(ctx.state.notice)}${listing(ctx, { path: `/shop/c/${slug}`, products }, query)}`, {
+    current: slug,
+  });
 }
 
-export function searchPage(ctx: PageContext, query: string, results: readonly ShopProduct[]): Html {
+export function searchPage(ctx: PageContext, q: string, results: readonly ShopProduct[], query: ListingQuery): Html {
   const found =
-    query.trim() === ''
+    q.trim() === ''
       ? html`<p>Type a product name to search.</p>`
       : results.length === 0
-        ? html`<p>No products match "${query}".</p>`
-        : html`<p>${results.length} ${results.length === 1 ? 'result' : 'results'}</p>${cards(results)}`;
-  return layout(ctx, query.trim() === '' ? 'Search' : `Search: ${query}`, html`<h1>Search results</h1>${searchForm(query)}${found}`);
+        ? html`<p>No products match "${q}".</p>`
+        : html`<p>${results.length} ${results.length === 1 ? 'result' : 'results'}</p>${listing(ctx, { path: '/shop/search', q, products: results }, query)}`;
+  return layout(ctx, q.trim() === '' ? 'Search' : `Search: ${q}`, html`<h1>Search results</h1>${searchForm(q)}${found}`);
 }
 
-export function productPage(ctx: PageContext, p: ShopProduct): Html {
+function sizePicker(p: ShopProduct, chosen: ShopVariant): Html {
+  if (p.variants.length === 1) return html`<input type="hidden" name="size" value="${chosen.code}">`;
+  const opts = p.variants.map((v) => {
+    const id = `size-${v.code}`;
+    const delta = v.priceCents - p.priceCents;
+    const note = v.stock === 0 ? html` <small>sold out</small>` : delta > 0 ? html` <small>+${formatPrice(delta)}</small>` : html``;
+    return html`<span class="opt"><input type="radio" id="${id}" name="size" value="${v.code}" data-price="${formatPrice(v.priceCents)}" data-sku="${v.sku}" data-stock="${v.stock}"${
+      v.code === chosen.code ? raw(' checked') : ''
+    }${v.stock === 0 ? raw(' disabled') : ''}><label for="${id}"${v.stock === 0 ? raw(' class="soldout"') : ''}>${v.code}</label>${note}</span>`;
+  });
+  return html`<fieldset class="sizes"><legend>Size</legend><div class="opts">${opts}</div></fieldset>`;
+}
+
+/** Product page; `size` preselects that size when it is in stock (else the default). */
+export function productPage(ctx: PageContext, p: ShopProduct, size: string | null): Html {
   const cat = findCategory(ctx.catalog, p.category);
+  const asked = p.variants.find((v) => v.code === size && v.stock > 0);
+  const v = asked ?? shopDefaultVariant(p);
   return layout(
     ctx,
     p.name,
     html`${noticeBlock(ctx.state.notice)}<article class="product">
-<div><h1>${p.name}</h1><p class="price">${formatPrice(p.priceCents)}</p><p class="sku">SKU: <span>${p.sku}</span></p>
-<form class="buy" method="post" action="/shop/cart/add"><input type="hidden" name="id" value="${p.id}">
-<label for="qty">Quantity</label><input id="qty" type="number" name="qty" value="1" min="1" max="${p.stock}">
+<div><p class="brandline">${p.brand}</p><h1>${p.name}</h1><p class="price">${formatPrice(v.priceCents)}</p><p class="sku">SKU: <span>${v.sku}</span></p>
+<form class="buy" method="post" action="/shop/cart/add"><input type="hidden" name="id" value="${p.id}">${sizePicker(p, v)}
+<label for="qty">Quantity</label><input id="qty" type="number" name="qty" value="1" min="1" max="${v.stock}">
 <button type="submit">Add to cart</button></form></div>
-<dl><dt>Category</dt><dd>${cat?.name ?? p.category}</dd><dt>Color</dt><dd>${p.color}</dd><dt>Material</dt><dd>${p.material}</dd>
-<dt>Size</dt><dd>${p.size}</dd><dt>Rating</dt><dd>${p.rating.toFixed(1)} / 5</dd><dt>Stock</dt><dd>${p.stock} in stock</dd></dl>
+<dl><dt>Brand</dt><dd>${p.brand}</dd><dt>Category</dt><dd>${cat?.name ?? p.category}</dd><dt>Color</dt><dd>${p.color}</dd><dt>Material</dt><dd>${p.material}</dd>
+${p.variants.length === 1 ? html`<dt>Size</dt><dd>${v.code}</dd>` : ''}<dt>Waterproof</dt><dd>${p.waterproof ? 'Yes' : 'No'}</dd>
+<dt>Rating</dt><dd>${p.rating.toFixed(1)} / 5 (${p.reviews} reviews)</dd><dt>Stock</dt><dd id="stock">${v.stock} in stock</dd></dl>
 </article>`,
-    { script: QTY_SCRIPT, current: p.category },
+    { script: PRODUCT_SCRIPT, current: p.category },
   );
-}
-
-export function cartPage(ctx: PageContext): Html {
-  const lines = [...ctx.state.cart].flatMap(([id, qty]) => {
-    const p = ctx.catalog.byId.get(id);
-    return p && qty > 0 ? [{ p, qty }] : [];
-  });
-  if (lines.length === 0) {
-    return layout(ctx, 'Cart', html`<h1>Your cart</h1>${noticeBlock(ctx.state.notice)}<p>Your cart is empty.</p>`);
-  }
-  const total = lines.reduce((s, l) => s + l.p.priceCents * l.qty, 0);
-  const rows = lines.map(
-    ({ p, qty }) => html`<tr><td><a href="/shop/p/${p.id}">${p.name}</a></td><td>${qty}</td><td>${formatPrice(p.priceCents)}</td>
-<td>${formatPrice(p.priceCents * qty)}</td><td><form method="post" action="/shop/cart/remove"><input type="hidden" name="id" value="${p.id}">
-<button type="submit" aria-label="Remove ${p.name}">Remove</button></form></td></tr>`,
-  );
-  return layout(
-    ctx,
-    'Cart',
-    html`<h1>Your cart</h1>${noticeBlock(ctx.state.notice)}<table><thead><tr><th>Product</th><th>Quantity</th><th>Price</th><th>Subtotal</th><th></th></tr></thead>
-<tbody>${rows}</tbody></table><p class="total">Total: ${formatPrice(total)}</p>`,
-  );
-}
-
-export function notFoundPage(ctx: PageContext, what: string): Html {
-  return layout(ctx, 'Not found', html`<h1>Not found</h1><p>${what}</p><p><a href="/shop/">Back to the shop</a></p>`);
 }

@@ -1,17 +1,16 @@
-// Request handling of the shop under /shop/: pages, add to cart and remove from cart (form POST,
-// then 303 redirect with a one-shot notice), all against the caller's session state.
+// Request handling of the shop under /shop/: browsing pages (home, category, search, product),
+// cart, checkout and orders, and the form posts (cart, cookie banner, checkout), all against the
+// caller's session state.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { searchProducts, SHOP_SORTS, type ShopCatalog, type ShopSort } from '@owrl/tasks';
-import { readForm, redirect, sendHtml } from '../http-util.js';
+import { searchProducts, SESSION_PARAM, type ShopCatalog } from '@owrl/tasks';
+import { readForm, sendHtml } from '../http-util.js';
 import type { SessionState } from '../session-store.js';
-import { cartPage, categoryPage, homePage, notFoundPage, productPage, searchPage } from './pages.js';
-
-/** Most units of one product a cart line may hold. */
-export const MAX_LINE_QTY = 99;
-
-function parseSort(v: string | null): ShopSort {
-  return v !== null && (SHOP_SORTS as readonly string[]).includes(v) ? (v as ShopSort) : 'name';
-}
+import { cartPage, checkoutPage, orderPage, ordersPage } from './checkout-pages.js';
+import { parseListingQuery } from './filters.js';
+import { notFoundPage, type PageContext } from './layout.js';
+import { categoryPage, homePage, productPage, searchPage } from './pages.js';
+import { addToCart, answerCookies, checkout, removeFromCart } from './shop-actions.js';
+import { shopData } from './shop-state.js';
 
 function safeDecode(s: string): string {
   try {
@@ -21,15 +20,18 @@ function safeDecode(s: string): string {
   }
 }
 
-/** Reads and clears the one-shot notice, so a render shows it exactly once. */
-function takeNotice(state: SessionState): SessionState {
-  const shown = { ...state };
-  state.notice = undefined;
-  return shown;
+/** Path and query of the request without the session parameter. */
+function hereOf(url: URL): string {
+  const q = new URLSearchParams(url.search);
+  q.delete(SESSION_PARAM);
+  const s = q.toString();
+  return s === '' ? url.pathname : `${url.pathname}?${s}`;
 }
 
+const POSTS: Record<string, true> = { '/shop/cart/add': true, '/shop/cart/remove': true, '/shop/consent': true, '/shop/checkout': true };
+
 /**
- * Handles a request whose path starts with /shop. Returns false when the method is not one the
+ * Handles a request whose path starts with /shop/. Returns false when the method is not one the
  * shop serves at that path (the caller answers 405).
  */
 export async function handleShop(
@@ -41,70 +43,59 @@ export async function handleShop(
 ): Promise<boolean> {
   const path = url.pathname;
   const get = req.method === 'GET' || req.method === 'HEAD';
-  const ctx = () => ({ catalog, state: takeNotice(state) });
+  // Reads and clears the one-shot notice, so a render shows it exactly once.
+  const ctx = (): PageContext => {
+    const shown = { ...state };
+    state.notice = undefined;
+    return { catalog, state: shown, shop: shopData(state), here: hereOf(url) };
+  };
+  const tail = (prefix: string): string => safeDecode(path.slice(prefix.length)).replace(/\/$/, '');
 
-  if (path === '/shop') {
-    redirect(res, 301, `/shop/${url.search}`);
-    return true;
+  if (req.method === 'POST' && POSTS[path] === true) {
+    const form = await readForm(req);
+    switch (path) {
+      case '/shop/cart/add':
+        if (!addToCart(res, catalog, state, form)) sendHtml(res, 404, notFoundPage(ctx(), `There is no product "${form.get('id') ?? ''}".`));
+        return true;
+      case '/shop/cart/remove':
+        removeFromCart(res, catalog, state, form);
+        return true;
+      case '/shop/consent':
+        answerCookies(res, state, form);
+        return true;
+      default:
+        checkout(res, catalog, state, form);
+        return true;
+    }
   }
-  if (path === '/shop/' && get) {
+  if (!get) return false;
+  if (path === '/shop/') {
     sendHtml(res, 200, homePage(ctx()));
-    return true;
-  }
-  if (path.startsWith('/shop/c/') && get) {
-    const slug = safeDecode(path.slice('/shop/c/'.length)).replace(/\/$/, '');
-    const page = categoryPage(ctx(), slug, parseSort(url.searchParams.get('sort')));
+  } else if (path.startsWith('/shop/c/')) {
+    const slug = tail('/shop/c/');
+    const page = categoryPage(ctx(), slug, parseListingQuery(url, catalog));
     sendHtml(res, page ? 200 : 404, page ?? notFoundPage(ctx(), `There is no category "${slug}".`));
-    return true;
-  }
-  if (path === '/shop/search' && get) {
+  } else if (path === '/shop/search') {
     const q = (url.searchParams.get('q') ?? '').slice(0, 200);
-    sendHtml(res, 200, searchPage(ctx(), q, searchProducts(catalog, q)));
-    return true;
-  }
-  if (path.startsWith('/shop/p/') && get) {
-    const id = safeDecode(path.slice('/shop/p/'.length)).replace(/\/$/, '');
+    sendHtml(res, 200, searchPage(ctx(), q, searchProducts(catalog, q), parseListingQuery(url, catalog)));
+  } else if (path.startsWith('/shop/p/')) {
+    const id = tail('/shop/p/');
     const p = catalog.byId.get(id);
-    sendHtml(res, p ? 200 : 404, p ? productPage(ctx(), p) : notFoundPage(ctx(), `There is no product "${id}".`));
-    return true;
-  }
-  if (path === '/shop/cart' && get) {
+    sendHtml(res, p ? 200 : 404, p ? productPage(ctx(), p, url.searchParams.get('size')) : notFoundPage(ctx(), `There is no product "${id}".`));
+  } else if (path === '/shop/cart') {
     sendHtml(res, 200, cartPage(ctx()));
-    return true;
+  } else if (path === '/shop/checkout') {
+    sendHtml(res, 200, checkoutPage(ctx()));
+  } else if (path === '/shop/orders') {
+    sendHtml(res, 200, ordersPage(ctx()));
+  } else if (path.startsWith('/shop/orders/')) {
+    const number = tail('/shop/orders/');
+    const order = shopData(state).orders.find((o) => o.number === number);
+    sendHtml(res, order ? 200 : 404, order ? orderPage(ctx(), order) : notFoundPage(ctx(), `There is no order "${number}" in this session.`));
+  } else if (POSTS[path] === true) {
+    return false;
+  } else {
+    sendHtml(res, 404, notFoundPage(ctx(), `There is no page ${path}.`));
   }
-  if (path === '/shop/cart/add' && req.method === 'POST') {
-    const form = await readForm(req);
-    const id = form.get('id') ?? '';
-    const p = catalog.byId.get(id);
-    if (p === undefined) {
-      sendHtml(res, 404, notFoundPage(ctx(), `There is no product "${id}".`));
-      return true;
-    }
-    const rawQty = (form.get('qty') ?? '1').trim();
-    const qty = /^\d+$/.test(rawQty) ? Number(rawQty) : NaN;
-    const have = state.cart.get(id) ?? 0;
-    const limit = Math.min(p.stock, MAX_LINE_QTY);
-    if (!Number.isInteger(qty) || qty < 1) {
-      state.notice = { kind: 'error', text: `Quantity "${rawQty}" is not valid: enter a whole number from 1 to ${limit}.` };
-    } else if (have + qty > limit) {
-      state.notice = { kind: 'error', text: `Only ${limit} of ${p.name} can be in the cart (you have ${have}).` };
-    } else {
-      state.cart.set(id, have + qty);
-      state.notice = { kind: 'ok', text: `Added to cart: ${qty} × ${p.name}` };
-    }
-    redirect(res, 303, `/shop/p/${p.id}`);
-    return true;
-  }
-  if (path === '/shop/cart/remove' && req.method === 'POST') {
-    const form = await readForm(req);
-    const id = form.get('id') ?? '';
-    const p = catalog.byId.get(id);
-    if (p !== undefined && state.cart.delete(id)) state.notice = { kind: 'ok', text: `Removed from cart: ${p.name}` };
-    redirect(res, 303, '/shop/cart');
-    return true;
-  }
-  const postOnly = path === '/shop/cart/add' || path === '/shop/cart/remove';
-  if (postOnly || !get) return false;
-  sendHtml(res, 404, notFoundPage(ctx(), `There is no page ${path}.`));
   return true;
 }

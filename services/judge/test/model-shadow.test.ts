@@ -1,0 +1,137 @@
+// The judge service with a real (tiny) ONNX judge model on a real nats-server: tasks without a
+// verifier are judged by the model with the model's version; verified tasks are rewarded by the
+// verifier and carry the model's shadow verdict, counted into the calibration metrics.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { connectBus, ensureTopology, trajSubject, CONSUMER_LEARNER, STREAM_SCORED, STREAM_TRAJ } from '@owrl/bus';
+import { judgeInputFromTrajectory, OnnxJudge, modelVerdictSource, writeTinyDecoderJudge } from '@owrl/judge-model';
+import {
+  make,
+  AnswerMatchSchema,
+  RolloutRequestSchema,
+  ScoredTrajectorySchema,
+  TaskSchema,
+  TerminationClass,
+  TerminationSchema,
+  TrajectorySchema,
+  VerdictSource,
+  VerifierSchema,
+  type ScoredTrajectory,
+  type Trajectory,
+} from '@owrl/proto';
+import { Registry } from '@owrl/telemetry';
+import { startNatsServer, type NatsServer } from '@owrl/testkit';
+import { JudgeService, readConfig } from '../src/index.js';
+
+let nats: NatsServer;
+let dir = '';
+let judge: OnnxJudge;
+
+before(async () => {
+  nats = await startNatsServer();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-judge-shadow-'));
+  writeTinyDecoderJudge(path.join(dir, 'model'), { seed: 7 });
+  judge = await OnnxJudge.load({ modelDir: path.join(dir, 'model'), device: 'cpu', threads: 1 });
+});
+after(async () => {
+  await judge?.close();
+  await nats?.dispose();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function trajectory(sample: number, answer: string, accepted?: string): Trajectory {
+  const id = `runM/0/0/${sample}/0`;
+  const verifier = accepted === undefined ? undefined : make(VerifierSchema, { kind: { case: 'answer', value: make(AnswerMatchSchema, { accepted: [accepted], normalize: true }) } });
+  return make(TrajectorySchema, {
+    trajectoryId: id,
+    request: make(RolloutRequestSchema, {
+      runId: 'runM',
+      trajectoryId: id,
+      sample,
+      task: make(TaskSchema, { id: `t${sample}`, startUrl: 'https://example.org/', instruction: `What is the code of item ${sample}?`, ...(verifier ? { verifier } : {}) }),
+    }),
+    finalAnswer: answer,
+    calledDone: true,
+    termination: make(TerminationSchema, { class: TerminationClass.COMPLETED, reason: 'done' }),
+  });
+}
+
+void test('model verdicts for unverified tasks, shadow verdicts and calibration for verified ones', async () => {
+  const bus = await connectBus({ servers: nats.url, name: 'judge-shadow-test' });
+  await ensureTopology(bus, { storage: 'memory' });
+  const registry = new Registry();
+  const source = modelVerdictSource(judge, { threshold: 0.5 });
+  const service = new JudgeService({ bus, metrics: registry, judgeVersion: 'verifier-7', concurrency: 4, timeoutMs: 20_000, sources: [source], shadow: source, pullExpiresMs: 1000 });
+  const items: ScoredTrajectory[] = [];
+  let notify = (): void => {};
+  const reader = await bus.consume({
+    stream: STREAM_SCORED,
+    consumer: CONSUMER_LEARNER,
+    schema: ScoredTrajectorySchema,
+    maxInFlight: 8,
+    pullExpiresMs: 1000,
+    handler: (d) => {
+      items.push(d.value);
+      notify();
+    },
+  });
+  try {
+    const trajs = [trajectory(0, 'AB-12', 'AB-12'), trajectory(1, 'ZZ-99', 'AB-12'), trajectory(2, 'free text answer'), trajectory(3, 'AB-12', 'ab-12')];
+    for (const t of trajs) await bus.publish(trajSubject('runM'), TrajectorySchema, t, { msgId: t.trajectoryId });
+    const all = new Promise<void>((resolve) => (notify = () => items.length >= trajs.length && resolve()));
+    await service.start();
+    await all;
+
+    // The model's own probabilities for the same trajectories, computed directly.
+    const expected = await judge.scoreBatch(trajs.map((t) => judgeInputFromTrajectory(t)));
+    const byId = new Map(items.map((s) => [s.trajectoryId, s]));
+    trajs.forEach((t, i) => {
+      const s = byId.get(t.trajectoryId);
+      assert.ok(s, t.trajectoryId);
+      const p = expected[i]?.pYes ?? NaN;
+      assert.ok(p > 0 && p < 1, `p_yes ${p}`);
+      const verified = t.request?.task?.verifier !== undefined;
+      if (verified) {
+        assert.equal(s.verdict?.source, VerdictSource.VERIFIER);
+        assert.equal(s.verdict?.judgeVersion, 'verifier-7');
+        assert.equal(s.shadow?.source, VerdictSource.MODEL);
+        assert.equal(s.shadow?.judgeVersion, judge.version);
+        assert.ok(Math.abs((s.shadow?.pSuccess ?? -1) - p) < 1e-5, `shadow p ${s.shadow?.pSuccess} vs ${p}`);
+        assert.equal(s.shadow?.success, p >= 0.5);
+      } else {
+        assert.equal(s.verdict?.source, VerdictSource.MODEL);
+        assert.equal(s.verdict?.judgeVersion, judge.version);
+        assert.ok(Math.abs((s.verdict?.pSuccess ?? -1) - p) < 1e-5);
+        assert.equal(s.verdict?.reward, p >= 0.5 ? 1 : 0);
+        assert.equal(s.shadow, undefined);
+      }
+    });
+    // Calibration: 3 verified trajectories (2 verifier successes, 1 failure) against the model.
+    const c = service.stats.shadow;
+    assert.equal(c.tp + c.fp + c.fn + c.tn, 3);
+    assert.equal(c.tp + c.fn, 2, 'verifier successes');
+    const text = await registry.metrics();
+    const pairs = [...text.matchAll(/^owrl_judge_shadow_pairs_total\{[^}]*\} (\d+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
+    assert.equal(pairs, 3);
+    assert.match(text, /owrl_judge_shadow_calibration_ratio\{figure="agreement"\} [\d.]+/);
+    assert.match(text, /owrl_judge_trajectories_total\{outcome="(success|failure)",source="model"\} 1\b/);
+    const lag = await bus.consumerLag(STREAM_TRAJ, 'judge');
+    assert.equal(lag.numAckPending, 0);
+  } finally {
+    await service.stop();
+    await reader.stop();
+    await bus.close();
+  }
+});
+
+void test('readConfig: the judge model settings', () => {
+  assert.deepEqual(readConfig({}), { natsUrl: 'nats://127.0.0.1:4222', judgeVersion: 'verifier-1', concurrency: 8, metricsPort: 0, timeoutMs: 10_000, model: undefined });
+  const m = readConfig({ OWRL_JUDGE_MODEL: '/models/judge', OWRL_JUDGE_DEVICE: 'cpu', OWRL_JUDGE_THRESHOLD: '0.7', OWRL_JUDGE_SHADOW: 'false' }).model;
+  assert.deepEqual(m, { dir: '/models/judge', device: 'cpu', threshold: 0.7, workers: 1, threads: 0, maxBatch: 8, shadow: false });
+  assert.equal(readConfig({ OWRL_JUDGE_MODEL: '/m' }).model?.shadow, true);
+  assert.throws(() => readConfig({ OWRL_JUDGE_MODEL: '/m', OWRL_JUDGE_DEVICE: 'tpu' }), /OWRL_JUDGE_DEVICE="tpu" must be one of auto, cuda, cpu/);
+  assert.throws(() => readConfig({ OWRL_JUDGE_MODEL: '/m', OWRL_JUDGE_THRESHOLD: '1.5' }), /OWRL_JUDGE_THRESHOLD=1.5/);
+});

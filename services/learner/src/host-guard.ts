@@ -1,0 +1,79 @@
+// The learner's side of the host blacklist: counts every ingested outcome that is the site's fault
+// against the task's host, writes the host to KV owrl_blacklist when it crosses the threshold, and
+// answers "is this host blocked" for dispatch and re-dispatch (with the gauge of blocked hosts).
+import { BlacklistCache, type Blacklist, type BlacklistEntry } from '@owrl/bus';
+import { terminationClassName, type ScoredTrajectory } from '@owrl/proto';
+import type { Logger } from '@owrl/telemetry';
+import { HostFailureWindow, hostFailureCause, type HostTrip } from './host-failures.js';
+import type { LearnerMetrics } from './metrics.js';
+import { hostOf } from './scheduler.js';
+
+export interface HostGuardOptions {
+  /** Failures within the window that blacklist a host; 0 turns automatic blacklisting off. */
+  threshold: number;
+  windowMs: number;
+  /** Life of an automatic entry (`untilMs = now + ttlMs`). */
+  ttlMs: number;
+  /** How long a per-host look-up of KV is reused (entries written by others, e.g. `owrl blacklist add`). */
+  cacheMs: number;
+}
+
+export class HostGuard {
+  private readonly window: HostFailureWindow | null;
+  private readonly cache: BlacklistCache;
+
+  constructor(
+    private readonly blacklist: Blacklist,
+    private readonly o: HostGuardOptions,
+    private readonly metrics: Pick<LearnerMetrics, 'blacklistHosts' | 'hostFailures'>,
+    private readonly log: Logger,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.window = o.threshold > 0 ? new HostFailureWindow({ threshold: o.threshold, windowMs: o.windowMs }) : null;
+    this.cache = new BlacklistCache(blacklist, o.cacheMs, clock);
+  }
+
+  /**
+   * Counts `scored` against its task's host when it is a site failure; when that crosses the
+   * threshold, blacklists the host and returns the trip. A failed KV write is logged, not thrown:
+   * training goes on, and the host trips again after another threshold of failures.
+   */
+  async observe(scored: ScoredTrajectory): Promise<HostTrip | null> {
+    const traj = scored.trajectory;
+    const host = hostOf(traj?.request?.task?.startUrl ?? '');
+    const cause = hostFailureCause(terminationClassName(traj?.termination?.class), traj?.termination?.reason ?? '');
+    if (!host || cause === null) return null;
+    this.metrics.hostFailures.inc({ host, reason: cause });
+    const now = this.clock();
+    const trip = this.window?.record(host, cause, now) ?? null;
+    if (!trip) return null;
+    const entry: BlacklistEntry = { reason: trip.reason, failures: trip.failures, untilMs: now + this.o.ttlMs };
+    try {
+      await this.blacklist.add(host, entry);
+    } catch (e) {
+      this.log.error({ err: e, host, reason: trip.reason }, 'blacklisting a failing host failed');
+      return null;
+    }
+    this.cache.note(host, entry);
+    this.log.warn({ host, reason: trip.reason, failures: trip.failures, until: new Date(entry.untilMs).toISOString() }, 'host blacklisted');
+    await this.blockedHosts().catch((e: unknown) => this.log.warn({ err: e }, 'reading the blacklist failed'));
+    return trip;
+  }
+
+  /** Whether `host` is blocked now (cached look-up; the guard's own entries count at once). KV errors read as not blocked. */
+  async isBlocked(host: string): Promise<boolean> {
+    try {
+      return await this.cache.isBlocked(host);
+    } catch (e) {
+      this.log.warn({ err: e, host }, 'blacklist look-up failed; treating the host as not blocked');
+      return false;
+    }
+  }
+
+  /** Every host blocked now (a full read of the bucket, for scheduling); updates the gauge. */
+  async blockedHosts(): Promise<Set<string>> {
+    const blocked = await this.blacklist.blockedHosts(this.clock());
+    this.metrics.blacklistHosts.set(blocked.size);
+    return blocked;
+  }
+}
