@@ -10,11 +10,14 @@ import { runTasksCommand } from './tasks-cmd.js';
 import { runJudgeCommand } from './judge-cmd.js';
 import { UsageError } from './usage.js';
 
+/** The demo trains on a mix of the bundled sites. */
+const DEMO_SUITES = 'shop,travel,wiki,mail';
+
 const HELP = `owrl — online RL for web agents
 
 usage:
   owrl demo [--rounds N] [--actors N] [--slots N] [--groups N] [--group-size N]
-            [--curriculum rounds:steps,...] [--tasks N] [--difficulties 1,2,3]
+            [--curriculum rounds:steps,...] [--tasks N] [--difficulties 1,2,3] [--suites a,b]
             [--run-id ID] [--out DIR] [--json FILE] [--timeout S]
       Train the built-in policy on the bundled sites: starts nats-server (unless NATS_URL is set),
       sites, learner, judge and actors as separate processes, and prints progress per round.
@@ -61,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
           curriculum: { type: 'string' },
           tasks: { type: 'string' },
           difficulties: { type: 'string' },
+          suites: { type: 'string' },
           'run-id': { type: 'string' },
           out: { type: 'string' },
           json: { type: 'string' },
@@ -78,6 +82,7 @@ async function main(argv: string[]): Promise<number> {
           curriculum: values.curriculum ?? `${rounds}:6`,
           taskCount: int('tasks', values.tasks, 60),
           difficulties: values.difficulties ?? '1,2,3',
+          suites: values.suites ?? DEMO_SUITES,
           runId: values['run-id'] ?? `demo-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`,
           outDir: values.out ?? path.resolve('runs'),
           jsonOut: values.json ?? '',

@@ -9,6 +9,7 @@ import {
   RolloutRequestSchema,
   RoundSummarySchema,
   DifficultyStatSchema,
+  SuiteStatSchema,
   GroupInfoSchema,
   ListGroupsResponseSchema,
   RunPhase,
@@ -261,6 +262,7 @@ export class Learner implements LearnerControl {
     const deliveries: Delivery<ScoredTrajectory>[] = [];
     const summary = make(RoundSummarySchema, { round: BigInt(round), policyVersion: BigInt(this.policyVersion), maxSteps });
     const byDifficulty = new Map<number, { episodes: number; successes: number }>();
+    const bySuite = new Map<string, { episodes: number; successes: number }>();
     let steps = 0;
 
     let dispatchedGroups = await this.dispatchGroups(ledger, config.groupsPerRound, maxSteps);
@@ -322,6 +324,11 @@ export class Learner implements LearnerControl {
         d.episodes += 1;
         if (reward > 0.5) d.successes += 1;
         byDifficulty.set(diff, d);
+        const suite = res.group.task.suite || '(none)';
+        const su = bySuite.get(suite) ?? { episodes: 0, successes: 0 };
+        su.episodes += 1;
+        if (reward > 0.5) su.successes += 1;
+        bySuite.set(suite, su);
         this.d.scheduler.record(res.group.task.id, reward);
       } else {
         c().excluded += 1n;
@@ -385,6 +392,9 @@ export class Learner implements LearnerControl {
     summary.byDifficulty = [...byDifficulty.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([difficulty, v]) => make(DifficultyStatSchema, { difficulty, episodes: v.episodes, successes: v.successes }));
+    summary.bySuite = [...bySuite.entries()]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([suite, v]) => make(SuiteStatSchema, { suite, episodes: v.episodes, successes: v.successes }));
     c().groupsKept += BigInt(summary.groupsKept);
     c().groupsDroppedAllZero += BigInt(summary.groupsDroppedAllZero);
     c().groupsDroppedAllOne += BigInt(summary.groupsDroppedAllOne);

@@ -20,6 +20,8 @@ export interface DemoOptions {
   curriculum: string;
   taskCount: number;
   difficulties: string;
+  /** Comma-separated bundled suites the tasks come from. */
+  suites: string;
   runId: string;
   outDir: string;
   jsonOut: string;
@@ -90,6 +92,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
       OWRL_CURRICULUM: o.curriculum,
       OWRL_TASK_COUNT: String(o.taskCount),
       ...(o.difficulties ? { OWRL_DIFFICULTIES: o.difficulties } : {}),
+      OWRL_SUITES: o.suites,
       OWRL_GRPC_HOST: '127.0.0.1',
       OWRL_GRPC_PORT: String(grpcPort),
       OWRL_ARTIFACT_HOST: '127.0.0.1',
@@ -141,6 +144,8 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
       `summary: success ${(report.success_first * 100).toFixed(1)} % in round 1 -> ${(report.success_last3 * 100).toFixed(1)} % over the last 3 rounds ` +
         `(1–3-step tasks ${(report.success_last3_easy * 100).toFixed(1)} %), policy v${report.policy_version}, ${report.wall_s} s`,
     );
+    const sites = Object.entries(report.by_suite).map(([k, e]) => `${k} ${(e.first3.rate * 100).toFixed(0)}% -> ${(e.last3.rate * 100).toFixed(0)}%`);
+    if (sites.length > 0) out(`by site (first 3 rounds -> last 3): ${sites.join(', ')}`);
     out(`report: ${files.markdown}`);
     return report;
   } finally {

@@ -15,6 +15,8 @@ export interface RunReport {
   curve: number[];
   wall_s: number;
   by_difficulty_last3: Record<string, { episodes: number; successes: number; rate: number }>;
+  /** Success per suite (bundled site): first three rounds and last three rounds. */
+  by_suite: Record<string, { first3: { episodes: number; successes: number; rate: number }; last3: { episodes: number; successes: number; rate: number } }>;
   terminations: Record<string, number>;
   excluded: Record<string, number>;
   counters: Record<string, number>;
@@ -32,6 +34,19 @@ export function buildReport(s: RunState, wallS: number): RunReport {
       e.successes += d.successes;
     }
   }
+  const bySuite: RunReport['by_suite'] = {};
+  const fold = (rounds: typeof last3, key: 'first3' | 'last3'): void => {
+    for (const r of rounds) {
+      for (const st of r.bySuite) {
+        const e = (bySuite[st.suite] ??= { first3: { episodes: 0, successes: 0, rate: 0 }, last3: { episodes: 0, successes: 0, rate: 0 } })[key];
+        e.episodes += st.episodes;
+        e.successes += st.successes;
+        e.rate = e.episodes ? e.successes / e.episodes : 0;
+      }
+    }
+  };
+  fold(s.rounds.slice(0, 3), 'first3');
+  fold(last3, 'last3');
   let easyN = 0;
   let easyS = 0;
   for (const [k, e] of Object.entries(byD)) {
@@ -53,6 +68,7 @@ export function buildReport(s: RunState, wallS: number): RunReport {
     curve,
     wall_s: Number(wallS.toFixed(1)),
     by_difficulty_last3: byD,
+    by_suite: bySuite,
     terminations: Object.fromEntries(Object.entries(s.terminations).map(([k, v]) => [k, Number(v)])),
     excluded: Object.fromEntries(Object.entries(s.excluded).map(([k, v]) => [k, Number(v)])),
     counters,
@@ -72,6 +88,9 @@ export function writeReport(dir: string, r: RunReport): { json: string; markdown
   const rows = r.curve.map((x, i) => `| ${i + 1} | ${(x * 100).toFixed(1)} % |`).join('\n');
   const diff = Object.entries(r.by_difficulty_last3)
     .map(([d, e]) => `| ${d} | ${e.episodes} | ${(e.rate * 100).toFixed(1)} % |`)
+    .join('\n');
+  const suites = Object.entries(r.by_suite)
+    .map(([k, e]) => `| ${k} | ${(e.first3.rate * 100).toFixed(1)} % (${e.first3.episodes}) | ${(e.last3.rate * 100).toFixed(1)} % (${e.last3.episodes}) |`)
     .join('\n');
   const table = (m: Record<string, number>) =>
     Object.entries(m)
@@ -97,6 +116,12 @@ ${rows}
 | steps | episodes | success |
 | --- | --- | --- |
 ${diff}
+
+## Success by site (first three rounds → last three rounds; episodes in brackets)
+
+| suite | first three | last three |
+| --- | --- | --- |
+${suites}
 
 ## Terminations
 

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file owrl/v1/run_state.proto.
  */
 export const file_owrl_v1_run_state: GenFile = /*@__PURE__*/
-  fileDesc("Chdvd3JsL3YxL3J1bl9zdGF0ZS5wcm90bxIHb3dybC52MSK7AgoLUnVuQ291bnRlcnMSEgoKZGlzcGF0Y2hlZBgBIAEoBBIUCgxyZWRpc3BhdGNoZWQYAiABKAQSFwoPc2NvcmVkX2luZ2VzdGVkGAMgASgEEhEKCXRyYWluYWJsZRgEIAEoBBIQCghleGNsdWRlZBgFIAEoBBIaChJkdXBsaWNhdGVzX2Ryb3BwZWQYBiABKAQSEQoJaW5fZmxpZ2h0GAcgASgEEhMKC2dyb3Vwc19rZXB0GAggASgEEh8KF2dyb3Vwc19kcm9wcGVkX2FsbF96ZXJvGAkgASgEEh4KFmdyb3Vwc19kcm9wcGVkX2FsbF9vbmUYCiABKAQSGAoQZ3JvdXBzX2FiYW5kb25lZBgLIAEoBBIPCgd1cGRhdGVzGAwgASgEEhQKDGxhdGVfZHJvcHBlZBgNIAEoBCJJCg5EaWZmaWN1bHR5U3RhdBISCgpkaWZmaWN1bHR5GAEgASgNEhAKCGVwaXNvZGVzGAIgASgNEhEKCXN1Y2Nlc3NlcxgDIAEoDSKuBAoMUm91bmRTdW1tYXJ5Eg0KBXJvdW5kGAEgASgEEhYKDnBvbGljeV92ZXJzaW9uGAIgASgEEhEKCW1heF9zdGVwcxgDIAEoDRIQCghlcGlzb2RlcxgEIAEoDRIRCglzdWNjZXNzZXMYBSABKA0SFAoMc3VjY2Vzc19yYXRlGAYgASgBEhMKC2dyb3Vwc19rZXB0GAcgASgNEh8KF2dyb3Vwc19kcm9wcGVkX2FsbF96ZXJvGAggASgNEh4KFmdyb3Vwc19kcm9wcGVkX2FsbF9vbmUYCSABKA0SPQoMdGVybWluYXRpb25zGAogAygLMicub3dybC52MS5Sb3VuZFN1bW1hcnkuVGVybWluYXRpb25zRW50cnkSNQoIZXhjbHVkZWQYCyADKAsyIy5vd3JsLnYxLlJvdW5kU3VtbWFyeS5FeGNsdWRlZEVudHJ5Ei4KDWJ5X2RpZmZpY3VsdHkYDCADKAsyFy5vd3JsLnYxLkRpZmZpY3VsdHlTdGF0EgwKBGxvc3MYDSABKAESFQoNY2xpcF9mcmFjdGlvbhgOIAEoARIOCgZ3YWxsX3MYDyABKAESEgoKbWVhbl9zdGVwcxgQIAEoARozChFUZXJtaW5hdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBGi8KDUV4Y2x1ZGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgNOgI4ASKmAQoQSnVkZ2VDYWxpYnJhdGlvbhIJCgFuGAEgASgEEgoKAnRwGAIgASgEEgoKAmZwGAMgASgEEgoKAmZuGAQgASgEEgoKAnRuGAUgASgEEhEKCWFncmVlbWVudBgGIAEoARIRCglwcmVjaXNpb24YByABKAESDgoGcmVjYWxsGAggASgBEgoKAmYxGAkgASgBEhUKDWp1ZGdlX3ZlcnNpb24YCiABKAkixQQKCFJ1blN0YXRlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEg4KBnJ1bl9pZBgCIAEoCRIgCgVwaGFzZRgDIAEoDjIRLm93cmwudjEuUnVuUGhhc2USDQoFcm91bmQYBCABKAQSFAoMcm91bmRzX3RvdGFsGAUgASgEEhYKDnBvbGljeV92ZXJzaW9uGAYgASgEEiYKCGNvdW50ZXJzGAcgASgLMhQub3dybC52MS5SdW5Db3VudGVycxIlCgZyb3VuZHMYCCADKAsyFS5vd3JsLnYxLlJvdW5kU3VtbWFyeRI5Cgx0ZXJtaW5hdGlvbnMYCSADKAsyIy5vd3JsLnYxLlJ1blN0YXRlLlRlcm1pbmF0aW9uc0VudHJ5EjEKCGV4Y2x1ZGVkGAogAygLMh8ub3dybC52MS5SdW5TdGF0ZS5FeGNsdWRlZEVudHJ5EhUKDXN0YXJ0ZWRfYXRfbXMYCyABKAQSFQoNdXBkYXRlZF9hdF9tcxgMIAEoBBIYChByZXNvdXJjZV92ZXJzaW9uGA0gASgEEg8KB21lc3NhZ2UYDiABKAkSDAoEbW9kZRgPIAEoCRIoCgVqdWRnZRgQIAEoCzIZLm93cmwudjEuSnVkZ2VDYWxpYnJhdGlvbhozChFUZXJtaW5hdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBGi8KDUV4Y2x1ZGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgEOgI4ASqYAQoIUnVuUGhhc2USGQoVUlVOX1BIQVNFX1VOU1BFQ0lGSUVEEAASFgoSUlVOX1BIQVNFX1NUQVJUSU5HEAESFQoRUlVOX1BIQVNFX1JVTk5JTkcQAhIUChBSVU5fUEhBU0VfUEFVU0VEEAMSFgoSUlVOX1BIQVNFX0ZJTklTSEVEEAQSFAoQUlVOX1BIQVNFX0ZBSUxFRBAFYgZwcm90bzM");
+  fileDesc("Chdvd3JsL3YxL3J1bl9zdGF0ZS5wcm90bxIHb3dybC52MSK7AgoLUnVuQ291bnRlcnMSEgoKZGlzcGF0Y2hlZBgBIAEoBBIUCgxyZWRpc3BhdGNoZWQYAiABKAQSFwoPc2NvcmVkX2luZ2VzdGVkGAMgASgEEhEKCXRyYWluYWJsZRgEIAEoBBIQCghleGNsdWRlZBgFIAEoBBIaChJkdXBsaWNhdGVzX2Ryb3BwZWQYBiABKAQSEQoJaW5fZmxpZ2h0GAcgASgEEhMKC2dyb3Vwc19rZXB0GAggASgEEh8KF2dyb3Vwc19kcm9wcGVkX2FsbF96ZXJvGAkgASgEEh4KFmdyb3Vwc19kcm9wcGVkX2FsbF9vbmUYCiABKAQSGAoQZ3JvdXBzX2FiYW5kb25lZBgLIAEoBBIPCgd1cGRhdGVzGAwgASgEEhQKDGxhdGVfZHJvcHBlZBgNIAEoBCJJCg5EaWZmaWN1bHR5U3RhdBISCgpkaWZmaWN1bHR5GAEgASgNEhAKCGVwaXNvZGVzGAIgASgNEhEKCXN1Y2Nlc3NlcxgDIAEoDSI/CglTdWl0ZVN0YXQSDQoFc3VpdGUYASABKAkSEAoIZXBpc29kZXMYAiABKA0SEQoJc3VjY2Vzc2VzGAMgASgNItQECgxSb3VuZFN1bW1hcnkSDQoFcm91bmQYASABKAQSFgoOcG9saWN5X3ZlcnNpb24YAiABKAQSEQoJbWF4X3N0ZXBzGAMgASgNEhAKCGVwaXNvZGVzGAQgASgNEhEKCXN1Y2Nlc3NlcxgFIAEoDRIUCgxzdWNjZXNzX3JhdGUYBiABKAESEwoLZ3JvdXBzX2tlcHQYByABKA0SHwoXZ3JvdXBzX2Ryb3BwZWRfYWxsX3plcm8YCCABKA0SHgoWZ3JvdXBzX2Ryb3BwZWRfYWxsX29uZRgJIAEoDRI9Cgx0ZXJtaW5hdGlvbnMYCiADKAsyJy5vd3JsLnYxLlJvdW5kU3VtbWFyeS5UZXJtaW5hdGlvbnNFbnRyeRI1CghleGNsdWRlZBgLIAMoCzIjLm93cmwudjEuUm91bmRTdW1tYXJ5LkV4Y2x1ZGVkRW50cnkSLgoNYnlfZGlmZmljdWx0eRgMIAMoCzIXLm93cmwudjEuRGlmZmljdWx0eVN0YXQSDAoEbG9zcxgNIAEoARIVCg1jbGlwX2ZyYWN0aW9uGA4gASgBEg4KBndhbGxfcxgPIAEoARISCgptZWFuX3N0ZXBzGBAgASgBEiQKCGJ5X3N1aXRlGBEgAygLMhIub3dybC52MS5TdWl0ZVN0YXQaMwoRVGVybWluYXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgNOgI4ARovCg1FeGNsdWRlZEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEipgEKEEp1ZGdlQ2FsaWJyYXRpb24SCQoBbhgBIAEoBBIKCgJ0cBgCIAEoBBIKCgJmcBgDIAEoBBIKCgJmbhgEIAEoBBIKCgJ0bhgFIAEoBBIRCglhZ3JlZW1lbnQYBiABKAESEQoJcHJlY2lzaW9uGAcgASgBEg4KBnJlY2FsbBgIIAEoARIKCgJmMRgJIAEoARIVCg1qdWRnZV92ZXJzaW9uGAogASgJIsUECghSdW5TdGF0ZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIOCgZydW5faWQYAiABKAkSIAoFcGhhc2UYAyABKA4yES5vd3JsLnYxLlJ1blBoYXNlEg0KBXJvdW5kGAQgASgEEhQKDHJvdW5kc190b3RhbBgFIAEoBBIWCg5wb2xpY3lfdmVyc2lvbhgGIAEoBBImCghjb3VudGVycxgHIAEoCzIULm93cmwudjEuUnVuQ291bnRlcnMSJQoGcm91bmRzGAggAygLMhUub3dybC52MS5Sb3VuZFN1bW1hcnkSOQoMdGVybWluYXRpb25zGAkgAygLMiMub3dybC52MS5SdW5TdGF0ZS5UZXJtaW5hdGlvbnNFbnRyeRIxCghleGNsdWRlZBgKIAMoCzIfLm93cmwudjEuUnVuU3RhdGUuRXhjbHVkZWRFbnRyeRIVCg1zdGFydGVkX2F0X21zGAsgASgEEhUKDXVwZGF0ZWRfYXRfbXMYDCABKAQSGAoQcmVzb3VyY2VfdmVyc2lvbhgNIAEoBBIPCgdtZXNzYWdlGA4gASgJEgwKBG1vZGUYDyABKAkSKAoFanVkZ2UYECABKAsyGS5vd3JsLnYxLkp1ZGdlQ2FsaWJyYXRpb24aMwoRVGVybWluYXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgEOgI4ARovCg1FeGNsdWRlZEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEqmAEKCFJ1blBoYXNlEhkKFVJVTl9QSEFTRV9VTlNQRUNJRklFRBAAEhYKElJVTl9QSEFTRV9TVEFSVElORxABEhUKEVJVTl9QSEFTRV9SVU5OSU5HEAISFAoQUlVOX1BIQVNFX1BBVVNFRBADEhYKElJVTl9QSEFTRV9GSU5JU0hFRBAEEhQKEFJVTl9QSEFTRV9GQUlMRUQQBWIGcHJvdG8z");
 
 /**
  * Every dispatched rollout is accounted for: dispatched = scored_trainable + excluded + in_flight.
@@ -121,6 +121,33 @@ export const DifficultyStatSchema: GenMessage<DifficultyStat> = /*@__PURE__*/
   messageDesc(file_owrl_v1_run_state, 1);
 
 /**
+ * @generated from message owrl.v1.SuiteStat
+ */
+export type SuiteStat = Message<"owrl.v1.SuiteStat"> & {
+  /**
+   * @generated from field: string suite = 1;
+   */
+  suite: string;
+
+  /**
+   * @generated from field: uint32 episodes = 2;
+   */
+  episodes: number;
+
+  /**
+   * @generated from field: uint32 successes = 3;
+   */
+  successes: number;
+};
+
+/**
+ * Describes the message owrl.v1.SuiteStat.
+ * Use `create(SuiteStatSchema)` to create a new message.
+ */
+export const SuiteStatSchema: GenMessage<SuiteStat> = /*@__PURE__*/
+  messageDesc(file_owrl_v1_run_state, 2);
+
+/**
  * @generated from message owrl.v1.RoundSummary
  */
 export type RoundSummary = Message<"owrl.v1.RoundSummary"> & {
@@ -209,6 +236,13 @@ export type RoundSummary = Message<"owrl.v1.RoundSummary"> & {
    * @generated from field: double mean_steps = 16;
    */
   meanSteps: number;
+
+  /**
+   * Trainable episodes and successes per task suite (bundled site).
+   *
+   * @generated from field: repeated owrl.v1.SuiteStat by_suite = 17;
+   */
+  bySuite: SuiteStat[];
 };
 
 /**
@@ -216,7 +250,7 @@ export type RoundSummary = Message<"owrl.v1.RoundSummary"> & {
  * Use `create(RoundSummarySchema)` to create a new message.
  */
 export const RoundSummarySchema: GenMessage<RoundSummary> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 2);
+  messageDesc(file_owrl_v1_run_state, 3);
 
 /**
  * Shadow mode: the judge model measured against the task verifiers on the run's trajectories
@@ -283,7 +317,7 @@ export type JudgeCalibration = Message<"owrl.v1.JudgeCalibration"> & {
  * Use `create(JudgeCalibrationSchema)` to create a new message.
  */
 export const JudgeCalibrationSchema: GenMessage<JudgeCalibration> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 3);
+  messageDesc(file_owrl_v1_run_state, 4);
 
 /**
  * @generated from message owrl.v1.RunState
@@ -383,7 +417,7 @@ export type RunState = Message<"owrl.v1.RunState"> & {
  * Use `create(RunStateSchema)` to create a new message.
  */
 export const RunStateSchema: GenMessage<RunState> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 4);
+  messageDesc(file_owrl_v1_run_state, 5);
 
 /**
  * @generated from enum owrl.v1.RunPhase
