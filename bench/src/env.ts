@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BrowserPool, chromiumArgs, findElement, treeMemory, type EpisodePolicy, type PlanTarget, type PolicyInput, type StepDecision } from '@owrl/browser-env';
+import { BrowserPool, chromiumArgs, findElement, treeMemory, type EpisodePolicy, type EpisodeResult, type PlanTarget, type PolicyInput, type StepDecision } from '@owrl/browser-env';
 import type { ToolCallSpec } from '@owrl/core';
 import { freePort } from '@owrl/testkit';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -166,50 +166,83 @@ async function shopUrls(origin: string): Promise<string[]> {
   return [`${origin}/shop/`, `${origin}/shop/search?q=mug`, ...links.map((l) => origin + l)];
 }
 
+/** Pages opened at once while the memory episodes ramp up (64 page loads at once starve 2 cores). */
+const OPENING_AT_ONCE = 8;
+
 async function memoryAt(sites: Sites, urls: readonly string[], n: number): Promise<Record<string, number>> {
   const pool = new BrowserPool({ allowHosts: [sites.hostPort], memoryCeilingBytes: 1024 ** 4 });
+  // at most OPENING_AT_ONCE episodes load their page at a time; all then hold it until measured
+  let opening = 0;
+  const queue: Array<() => void> = [];
+  const takeSlot = async (): Promise<void> => {
+    while (opening >= OPENING_AT_ONCE) await new Promise<void>((r) => queue.push(r));
+    opening++;
+  };
+  const giveSlot = (): void => {
+    opening--;
+    queue.shift()?.();
+  };
   let arrived = 0;
   let release!: () => void;
   const open = new Promise<void>((r) => (release = r));
-  let measured: Record<string, number> = {};
+  let measured: Record<string, number> | null = null;
   const t0 = performance.now();
-  const policy: EpisodePolicy<undefined> = {
-    needsScreenshot: false,
-    async decide(i: PolicyInput): Promise<StepDecision<undefined>> {
-      if (i.step === 0 && ++arrived === n) {
-        // every episode has its page open and observed: measure, then let them all finish
-        await new Promise((r) => setTimeout(r, 1000));
-        const pid = pool.stats().browserPid;
-        const m = pid === null ? { pssBytes: 0, rssBytes: 0, processes: 0 } : treeMemory(pid);
-        const actor = process.memoryUsage().rss;
-        measured = {
-          episodes: n,
-          chromium_pss_mib: round(m.pssBytes / MiB, 1),
-          chromium_rss_mib: round(m.rssBytes / MiB, 1),
-          chromium_processes: m.processes,
-          actor_rss_mib: round(actor / MiB, 1),
-          mib_per_episode: round((m.pssBytes + actor) / MiB / n, 1),
-          open_s: round((performance.now() - t0) / 1000, 1),
-        };
-        release();
+  const arrive = async (): Promise<void> => {
+    if (++arrived === n) {
+      // every episode has its page open and observed: measure, then let them all finish
+      await new Promise((r) => setTimeout(r, 1000));
+      const pid = pool.stats().browserPid;
+      const m = pid === null ? { pssBytes: 0, rssBytes: 0, processes: 0 } : treeMemory(pid);
+      const actor = process.memoryUsage().rss;
+      measured = {
+        episodes: n,
+        chromium_pss_mib: round(m.pssBytes / MiB, 1),
+        chromium_rss_mib: round(m.rssBytes / MiB, 1),
+        chromium_processes: m.processes,
+        actor_rss_mib: round(actor / MiB, 1),
+        mib_per_episode: round((m.pssBytes + actor) / MiB / n, 1),
+        open_s: round((performance.now() - t0) / 1000, 1),
+      };
+      release();
+    }
+    await open;
+  };
+  const long = { initNavigationMs: 60_000, policyStepMs: 600_000, stepMs: 600_000, taskMs: 900_000 };
+  const one = async (url: string): Promise<EpisodeResult<undefined>> => {
+    await takeSlot();
+    let freed = false;
+    const free = (): void => {
+      if (!freed) {
+        freed = true;
+        giveSlot();
       }
-      await open;
-      return { reasoning: '', calls: [{ name: 'done', args: { response: '' } }] };
-    },
+    };
+    const policy: EpisodePolicy<undefined> = {
+      needsScreenshot: false,
+      async decide(): Promise<StepDecision<undefined>> {
+        free();
+        await arrive();
+        return { reasoning: '', calls: [{ name: 'done', args: { response: '' } }] };
+      },
+    };
+    try {
+      const r = await pool.runEpisode({ startUrl: url, instruction: 'bench', maxSteps: 1, finalScreenshot: false, timeouts: long }, policy);
+      if (r.termination.cls !== 'COMPLETED') release(); // the others must not wait for it
+      return r;
+    } finally {
+      free();
+    }
   };
   try {
-    const long = { policyStepMs: 600_000, stepMs: 600_000, taskMs: 900_000 };
-    const rs = await Promise.all(
-      Array.from({ length: n }, (_, k) => pool.runEpisode({ startUrl: urls[k % urls.length]!, instruction: 'bench', maxSteps: 1, finalScreenshot: false, timeouts: long }, policy)),
-    );
+    const rs = await Promise.all(Array.from({ length: n }, (_, k) => one(urls[k % urls.length]!)));
     const failed = rs.filter((r) => r.termination.cls !== 'COMPLETED');
-    if (failed.length > 0) throw new Error(`${failed.length} of ${n} memory episodes failed, e.g. ${failed[0]!.termination.reason}: ${failed[0]!.termination.message}`);
+    if (failed.length > 0 || measured === null) throw new Error(`${failed.length} of ${n} memory episodes failed, e.g. ${failed[0]?.termination.reason}: ${failed[0]?.termination.message}`);
     if (pool.stats().launches !== 1) throw new Error('the memory episodes did not share one Chromium');
+    say(`memory at ${n} concurrent episodes: ${JSON.stringify(measured)}`);
+    return measured;
   } finally {
     await pool.close();
   }
-  say(`memory at ${n} concurrent episodes: ${JSON.stringify(measured)}`);
-  return measured;
 }
 
 // ---- (c) throughput of short episodes

@@ -79,7 +79,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
 
     procs.start('sites', serviceMain('sites'), { ...common, OWRL_SITES_PORT: String(sitesPort), OWRL_SITES_HOST: '127.0.0.1' });
     await waitHttp(`${sitesUrl}/__owrl/health`, 30_000);
-    out(`sites up at ${sitesUrl}/shop/`);
+    out(`sites up at ${sitesUrl}/ (${o.suites})`);
 
     procs.start('learner', serviceMain('learner'), {
       ...common,
