@@ -15,7 +15,7 @@ export interface WallVerdict {
 }
 
 /** Selectors of challenge interstitials (a whole page that stands between the agent and the site). */
-export const INTERSTITIAL_SELECTORS: ReadonlySet<string> = new Set(['#cf-challenge-running', '#challenge-form', '#challenge-stage']);
+export const INTERSTITIAL_SELECTORS: ReadonlySet<string> = new Set(['#cf-challenge-running', '#challenge-form', '#challenge-stage', '#challenge-running']);
 
 /**
  * Selectors of well-known challenge pages and widgets, checked in the page in this order (the
@@ -25,6 +25,7 @@ export const WALL_SELECTORS = [
   '#cf-challenge-running',
   '#challenge-form',
   '#challenge-stage',
+  '#challenge-running',
   'iframe[src*="recaptcha"]',
   'iframe[src*="hcaptcha"]',
   'iframe[src*="challenges.cloudflare.com"]',

@@ -2,6 +2,7 @@
 // through a marker switch, report its process-tree memory (PSS and RSS) and uptime, notice a crash, and close
 // it so that no process of its tree survives (graceful close, then SIGKILL of tree and group).
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { chromium, type Browser } from 'playwright-core';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
 import type { Logger } from './logger.js';
@@ -54,6 +55,8 @@ export class BrowserInstance {
     this.pid = pid;
     this.startedAt = Date.now();
     this.log = log;
+    // every running episode listens for the crash (and stops listening when it ends)
+    setMaxListeners(0, this.lost.signal);
     const ver = browser.version().replace(/[^\d.]/g, '') || '120.0.0.0';
     this.userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${ver} Safari/537.36`;
     browser.on('disconnected', () => {

@@ -9,7 +9,7 @@ import { emptyEvents, type CallEvents } from './effects.js';
 import type { BlockedRequest } from './guard.js';
 import type { Logger } from './logger.js';
 import { classifyNetError } from './net-errors.js';
-import { nextFramesInPage } from './page-helpers.js';
+import { nextFramesInPage, type PageAttempts } from './page-helpers.js';
 
 interface PageState {
   inflight: Map<Request, number>;
@@ -47,6 +47,10 @@ export interface CallMark {
 const SETTLE_IGNORE_OLDER_MS = 1500;
 /** How long a tab opening the page attempted is waited for (a named target may reuse a tab). */
 const POPUP_WAIT_MS = 1500;
+/** How long a file chooser the page attempted to open is waited for. */
+const CHOOSER_WAIT_MS = 1500;
+/** Nothing attempted (a page that did not answer the frame wait). */
+const NO_ATTEMPTS: PageAttempts = { popups: 0, choosers: 0 };
 /** How long fetches started by an action are waited for before its effects are measured. */
 const FETCH_WAIT_MS = 1000;
 
@@ -178,6 +182,7 @@ export class EpisodeSession {
     // leaving it unanswered is a cancel (no file is chosen).
     p.on('filechooser', (fc: FileChooser) => {
       this.buf.fileChoosers.push({ multiple: fc.isMultiple() });
+      this.notify();
     });
     p.on('crash', () => {
       this.crashedPage = p;
@@ -252,9 +257,12 @@ export class EpisodeSession {
   async awaitReaction(mark: CallMark, deadline: number): Promise<void> {
     const page = mark.page;
     const left = (): number => Math.max(1, deadline - performance.now());
-    let popups = 0;
-    if (!page.isClosed() && this.crashedPage !== page) popups = await settleWithin(page.evaluate(nextFramesInPage), Math.min(300, left()), 0);
-    if (popups > 0 && this.context.pages().length <= mark.pages) {
+    let tried = NO_ATTEMPTS;
+    if (!page.isClosed() && this.crashedPage !== page) tried = await settleWithin(page.evaluate(nextFramesInPage), Math.min(300, left()), NO_ATTEMPTS);
+    if (tried.choosers > 0 && this.buf.fileChoosers.length === 0) {
+      await this.waitFor(() => this.buf.fileChoosers.length > 0, Math.min(deadline, performance.now() + CHOOSER_WAIT_MS));
+    }
+    if (tried.popups > 0 && this.context.pages().length <= mark.pages) {
       await this.waitFor(() => this.context.pages().length > mark.pages, Math.min(deadline, performance.now() + POPUP_WAIT_MS));
     }
     const st = this.state(page);
@@ -263,7 +271,7 @@ export class EpisodeSession {
       const fetching = (): boolean => [...st.inflight.values()].some((t) => t >= mark.t0);
       if (fetching()) {
         await this.waitFor(() => !fetching() || st.navStarts > mark.navStarts, Math.min(deadline, performance.now() + FETCH_WAIT_MS));
-        if (!page.isClosed()) await settleWithin(page.evaluate(nextFramesInPage), Math.min(300, left()), 0);
+        if (!page.isClosed()) await settleWithin(page.evaluate(nextFramesInPage), Math.min(300, left()), NO_ATTEMPTS);
       }
     }
     if (st.navStarts > mark.navStarts && !page.isClosed()) {
@@ -304,7 +312,7 @@ export class EpisodeSession {
     const moved = this.settled?.page !== page || this.settled.navStarts !== st.navStarts || busy();
     await settleWithin(page.waitForLoadState('load', { timeout: left() }), left(), undefined);
     await this.waitFor(() => !busy(), deadline);
-    if (moved && !page.isClosed()) await settleWithin(page.evaluate(nextFramesInPage), Math.min(200, left()), 0);
+    if (moved && !page.isClosed()) await settleWithin(page.evaluate(nextFramesInPage), Math.min(200, left()), NO_ATTEMPTS);
     this.settled = { page, navStarts: st.navStarts };
   }
 

@@ -75,17 +75,26 @@ export function selectOptionInPage(want: string): string | null {
   return o.text.trim();
 }
 
+/** What the page attempted since the last look (see popupWatchInPage). */
+export interface PageAttempts {
+  /** Tab openings (window.open, target=_blank links and forms). */
+  popups: number;
+  /** Clicks that open a file chooser. */
+  choosers: number;
+}
+
 /**
- * Resolves after two animation frames (or 100 ms when frames are throttled), with the number of
- * tab openings the page attempted since the last call (see popupWatchInPage), resetting it.
+ * Resolves after two animation frames (or 100 ms when frames are throttled), with the tab
+ * openings and file-chooser clicks the page attempted since the last call, resetting them.
  */
-export function nextFramesInPage(): Promise<number> {
-  return new Promise<number>((resolve) => {
-    const w = window as unknown as { __owrlPopups?: number };
+export function nextFramesInPage(): Promise<PageAttempts> {
+  return new Promise<PageAttempts>((resolve) => {
+    const w = window as unknown as { __owrlPopups?: number; __owrlChoosers?: number };
     const done = (): void => {
       clearTimeout(t);
-      const n = w.__owrlPopups ?? 0;
+      const n = { popups: w.__owrlPopups ?? 0, choosers: w.__owrlChoosers ?? 0 };
       w.__owrlPopups = 0;
+      w.__owrlChoosers = 0;
       resolve(n);
     };
     const t = setTimeout(done, 100);
@@ -95,20 +104,25 @@ export function nextFramesInPage(): Promise<number> {
 
 /**
  * Init script of every frame: counts attempts to open a tab (window.open, target=_blank links and
- * forms) on the top window, so the reaction wait knows a new tab is coming and waits for it.
+ * forms) and clicks on file inputs (or their labels) on the top window, so the reaction wait knows
+ * a new tab or a file chooser is coming and waits for it.
  */
 export function popupWatchInPage(): void {
-  const w = window as unknown as { __owrlPopups?: number; __owrlWatch?: boolean };
+  type Counters = { __owrlPopups?: number; __owrlChoosers?: number };
+  const w = window as unknown as Counters & { __owrlWatch?: boolean };
   if (w.__owrlWatch) return;
   w.__owrlWatch = true;
-  const mark = (): void => {
-    let t: { __owrlPopups?: number } = w;
+  const top = (): Counters => {
     try {
-      t = window.top as unknown as { __owrlPopups?: number };
+      const t = window.top as unknown as Counters;
       void t.__owrlPopups;
+      return t;
     } catch {
-      t = w;
+      return w;
     }
+  };
+  const mark = (): void => {
+    const t = top();
     t.__owrlPopups = (t.__owrlPopups ?? 0) + 1;
   };
   const own = (target: string | null | undefined): boolean => !target || ['_self', '_top', '_parent'].includes(target.toLowerCase());
@@ -123,6 +137,22 @@ export function popupWatchInPage(): void {
       const el = e.target as Element | null;
       const a = el && typeof el.closest === 'function' ? (el.closest('a[target],area[target]') as HTMLAnchorElement | null) : null;
       if (a && !own(a.target)) setTimeout(() => (e.defaultPrevented ? undefined : mark()), 0);
+    },
+    true,
+  );
+  document.addEventListener(
+    'click',
+    (e) => {
+      const el = e.target as Element | null;
+      if (!el || typeof el.closest !== 'function') return;
+      const label = el.closest('label');
+      const input = el.closest('input') ?? (label ? label.control : null);
+      if (!input || (input as HTMLInputElement).type !== 'file') return;
+      setTimeout(() => {
+        if (e.defaultPrevented) return;
+        const t = top();
+        t.__owrlChoosers = (t.__owrlChoosers ?? 0) + 1;
+      }, 0);
     },
     true,
   );

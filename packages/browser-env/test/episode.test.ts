@@ -68,6 +68,8 @@ void describe('episodes', () => {
     assert.equal(r.diagnostics.initAttempts, 1);
     assert.equal(r.diagnostics.httpStatus, 200);
     assert.ok(r.diagnostics.chromiumRssBytes > 10e6);
+    // PSS shares the pages mapped by several Chromium processes out: well below the summed RSS
+    assert.ok(r.diagnostics.chromiumPssBytes > 10e6 && r.diagnostics.chromiumPssBytes < r.diagnostics.chromiumRssBytes, JSON.stringify(r.diagnostics));
     // the policy saw the previous step's effects and the history
     assert.deepEqual(p.inputs[1]?.observation.lastEffects, ['navigated to /form']);
     assert.deepEqual(p.inputs[2]?.history.map((h) => h.effects), [['navigated to /form'], ['value_set "blue mug" in Query', 'navigated to /result?q=blue+mug&qty=']]);

@@ -92,6 +92,8 @@ void describe('BrowserPool lifecycle', () => {
         ['COMPLETED', 'COMPLETED', 'COMPLETED'],
       );
       assert.equal(Math.max(...peak), 3);
+      const st = pool.stats();
+      assert.ok(st.chromiumPssBytes > 10e6 && st.chromiumPssBytes < st.chromiumRssBytes, JSON.stringify(st));
       assert.deepEqual(seen, ['cookie=[] ls=[]', 'cookie=[] ls=[]', 'cookie=[] ls=[]'], 'no episode sees the cookie another one set');
       assert.equal(pool.stats().launches, 1);
       assert.equal(pool.stats().active, 0);

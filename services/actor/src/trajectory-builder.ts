@@ -71,6 +71,7 @@ export function buildTrajectory(b: BuildInput): Trajectory {
     diagnostics: make(DiagnosticsSchema, {
       latencyTotal: make(StepTimingSchema, d.latencyTotal),
       chromiumRssBytes: BigInt(Math.max(0, Math.round(d.chromiumRssBytes))),
+      chromiumPssBytes: BigInt(Math.max(0, Math.round(d.chromiumPssBytes))),
       browserUptimeS: d.browserUptimeS,
       browserEpisodes: d.browserEpisodes,
       initAttempts: d.initAttempts,

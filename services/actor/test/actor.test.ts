@@ -1,5 +1,6 @@
 // Actor against a real nats-server, real Chromium and onnxruntime-node: pulls rollout requests,
 // publishes trajectories before acking, and hot-swaps the policy when the weights pointer moves.
+import { workQueueLeft } from './work-queue.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -128,6 +129,9 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
       assert.equal(t.policyVersion, 0n);
       assert.equal(t.actorId, 'actor-test-1');
       assert.ok(t.steps.length >= 1, 'at least one step');
+      // Diagnostics carry the Chromium tree's memory both ways; PSS never exceeds RSS.
+      const diag = t.diagnostics;
+      assert.ok(diag && diag.chromiumPssBytes > 0n && diag.chromiumPssBytes <= diag.chromiumRssBytes, `pss ${diag?.chromiumPssBytes} rss ${diag?.chromiumRssBytes}`);
       assert.ok(['COMPLETED', 'STEP_BUDGET_EXHAUSTED'].includes(terminationClassName(t.termination?.class)), terminationClassName(t.termination?.class));
       const trace = t.steps[0]?.trace?.kind;
       assert.equal(trace?.case, 'pointer');
@@ -145,9 +149,8 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
     assert.ok(second.every((t) => t.policyVersion === 1n), second.map((t) => t.policyVersion).join(','));
     assert.equal(policies.version, 1);
     assert.equal(policies.swaps, 2);
-    // Every request was acked after its trajectory was published: the work queue is empty.
-    const tasks = await bus.jsm.streams.info('OWRL_TASKS');
-    assert.equal(tasks.state.messages, 0);
+    // Every request was acked after its trajectory was published: the work queue empties.
+    assert.equal(await workQueueLeft(bus), 0);
     const actors = await registry.list();
     assert.ok(actors.some((a) => a.actorId === 'actor-test-1'));
   } finally {

@@ -1,6 +1,7 @@
 // The actor's blacklist skip against a real nats-server: a request whose start host is in KV
 // owrl_blacklist is answered with INIT_ERROR `host_blacklisted` and acked without a browser or a
 // policy; an expired entry does not block (that request goes the normal way).
+import { workQueueLeft } from './work-queue.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BrowserPool } from '@owrl/browser-env';
@@ -89,8 +90,7 @@ void test('a blacklisted host is answered with INIT_ERROR host_blacklisted witho
     const expired = byId.get('skiprun/0/0/2/0');
     assert.deepEqual([terminationClassName(expired?.termination?.class), expired?.termination?.reason], ['SANDBOX_ERROR', 'actor_error']);
     assert.equal(pool.stats().launches, 0, 'no browser was opened');
-    const tasks = await bus.jsm.streams.info('OWRL_TASKS');
-    assert.equal(tasks.state.messages, 0, 'every request was acked');
+    assert.equal(await workQueueLeft(bus), 0, 'every request was acked');
     const episodes = await metrics.getSingleMetric('owrl_actor_episodes_total')?.get();
     assert.equal(episodes?.values.find((v) => v.labels['reason'] === 'host_blacklisted')?.value, 2);
   } finally {
