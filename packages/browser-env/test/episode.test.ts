@@ -152,6 +152,7 @@ void describe('episodes', () => {
     const shadow = await run('/shadow', [
       (i) => step(call('click', { element_id: byName(i, 'Frame button') })),
       (i) => step(call('click', { element_id: byName(i, 'Shadow button') })),
+      step(call('done')),
     ]);
     const o = shadow.p.inputs[0]!.observation;
     const sb = o.elements.find((e) => e.name === 'Shadow button');
@@ -163,7 +164,10 @@ void describe('episodes', () => {
     // clicking an element inside the iframe by id reached it: its text changed
     assert.deepEqual(kinds(shadow.r, 0), [['dom_changed']]);
     assert.ok(shadow.p.inputs[1]!.observation.elements.some((e) => e.name === 'Clicked in frame'));
+    // and clicking inside the open shadow root changed it, seen by the diff and the next observation
     assert.equal(shadow.r.steps[1]?.results[0]?.ok, true);
+    assert.deepEqual(kinds(shadow.r, 1), [['dom_changed']]);
+    assert.ok(shadow.p.inputs[2]!.observation.elements.some((e) => e.name === 'Clicked in shadow' && e.frame === 'shadow'));
   });
 
   void it('takes screenshots only for policies that read them (K=1)', async () => {

@@ -60,7 +60,7 @@ const PAGES: Record<string, string> = {
   '/shadow': page(
     'Shadow',
     `<div id="host"></div><iframe id="fr" src="/frame" style="width:400px;height:200px;border:0"></iframe>
-     <script>const r = document.getElementById('host').attachShadow({ mode: 'open' }); r.innerHTML = '<button id="sb">Shadow button</button>';</script>`,
+     <script>const r = document.getElementById('host').attachShadow({ mode: 'open' }); r.innerHTML = '<button id="sb">Shadow button</button>'; r.getElementById('sb').addEventListener('click', (e) => { e.target.textContent = 'Clicked in shadow'; });</script>`,
   ),
   '/frame': page('Frame', `<button id="fb" onclick="this.textContent='Clicked in frame'">Frame button</button>`),
   '/hover': page(

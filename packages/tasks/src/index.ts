@@ -14,3 +14,4 @@ export * from './suites.js';
 export * from './travel/index.js';
 export * from './mail/index.js';
 export * from './wiki/index.js';
+export * from './suite-options.js';

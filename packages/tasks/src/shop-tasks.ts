@@ -4,6 +4,7 @@
 // chooses which tasks are drawn and in what order. `difficulty` is the number of policy steps of
 // the intended shortest solution, where one step is one pick of the built-in policy (a click, a
 // write optionally followed by Enter, done).
+import { normalizeBaseUrl, selectFamilies } from './suite-options.js';
 import { mulberry32 } from '@owrl/core';
 import { make, TaskSchema, type Task, type Verifier, VerifierSchema } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from './errors.js';
@@ -191,44 +192,9 @@ function instructionFor(family: LegacyFamily, product: ShopProduct, category: Sh
   }
 }
 
-function normalizeBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch (cause) {
-    throw new TaskError(TaskErrorCode.BadArgument, `baseUrl ${JSON.stringify(baseUrl)} is not a URL`, { cause, field: 'baseUrl' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TaskError(TaskErrorCode.BadArgument, `baseUrl ${JSON.stringify(baseUrl)} must be http(s)`, { field: 'baseUrl' });
-  }
-  return url.toString().replace(/\/+$/, '');
-}
-
 /** Families selected by the options, in {@link SHOP_FAMILIES} order. */
 export function selectShopFamilies(opts: Pick<GenerateShopTasksOptions, 'difficulties' | 'families'>): ShopFamily[] {
-  const diffs = opts.difficulties ?? [];
-  for (const d of diffs) {
-    if (!Number.isInteger(d) || d < 1) {
-      throw new TaskError(TaskErrorCode.BadArgument, `difficulty ${String(d)} must be a positive integer`, { field: 'difficulties' });
-    }
-  }
-  const names = opts.families ?? [];
-  for (const f of names) {
-    if (!SHOP_FAMILIES.some((x) => x.name === f)) {
-      const known = SHOP_FAMILIES.map((x) => x.name).join(', ');
-      throw new TaskError(TaskErrorCode.BadArgument, `family ${JSON.stringify(f)} is not a shop family (${known})`, { field: 'families' });
-    }
-  }
-  const out = SHOP_FAMILIES.filter((f) => (diffs.length === 0 || diffs.includes(f.difficulty)) && (names.length === 0 || names.includes(f.name)));
-  if (out.length === 0) {
-    const have = [...new Set(SHOP_FAMILIES.map((f) => f.difficulty))].join(',');
-    throw new TaskError(
-      TaskErrorCode.BadArgument,
-      `no shop family has difficulty in [${diffs.join(',')}]${names.length > 0 ? ` among [${names.join(',')}]` : ''} (difficulties: ${have})`,
-      { field: 'difficulties' },
-    );
-  }
-  return out;
+  return selectFamilies('shop', SHOP_FAMILIES, opts);
 }
 
 /** Number of distinct tasks a family has in a catalog. */

@@ -1,5 +1,6 @@
-// Small node:http helpers: cookies, bounded form bodies, and typed responses.
+// Small node:http helpers: cookies, URL paths, bounded form bodies, and typed responses.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SESSION_PARAM } from '@owrl/tasks';
 import { SitesError, SitesErrorCode } from './errors.js';
 import type { Html } from './html.js';
 
@@ -20,6 +21,23 @@ export function parseCookies(header: string | undefined): Map<string, string> {
     }
   }
   return out;
+}
+
+/** `decodeURIComponent`, or `s` unchanged where it is not valid percent-encoding. */
+export function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** Path and query of the request without the session parameter (where pages link back and forms return to). */
+export function hereOf(url: URL): string {
+  const q = new URLSearchParams(url.search);
+  q.delete(SESSION_PARAM);
+  const s = q.toString();
+  return s === '' ? url.pathname : `${url.pathname}?${s}`;
 }
 
 /** Reads an application/x-www-form-urlencoded body (at most 16 KiB). */

@@ -2,68 +2,23 @@
 // task of every shop family in real Chromium via BrowserPool.runEpisode, and the task's own
 // verifier accepts (answer match, site state, page expression); wrong answers, a wrong cart, a
 // wrong order and a wrong final page are rejected.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BrowserPool, PlanPolicy, type EpisodeResult, type PlanStep } from '@owrl/browser-env';
+import type { EpisodeResult, PlanStep } from '@owrl/browser-env';
 import type { Task } from '@owrl/proto';
-import { matchAnswer } from '@owrl/judge-core';
-import { generateShopTasks, SHOP_FAMILIES, withSession } from '@owrl/tasks';
-import { startSitesServer, type SitesServer } from '../src/index.js';
+import { generateShopTasks, SHOP_FAMILIES } from '@owrl/tasks';
+import { answerOk, assertClean, inPairs, siteState, trail, useSolverHarness } from './solver-harness.js';
 import { planFor } from './shop-plans.js';
 
-let srv: SitesServer;
-let pool: BrowserPool;
+const h = useSolverHarness({ seed: 3 });
 
-before(async () => {
-  srv = await startSitesServer({ port: 0, seed: 3 });
-  pool = new BrowserPool({
-    allowHosts: [`127.0.0.1:${srv.port}`],
-    screenshots: 0,
-    timeouts: { initNavigationMs: 10_000, initRetries: 1, toolCallMs: 10_000, stepMs: 20_000, taskMs: 120_000, closeMs: 5000 },
-  });
-  await pool.start();
-});
-after(async () => {
-  await pool?.close();
-  await srv?.close();
-});
-
-/** Asks the task's site-state verifier, exactly as the judge does. */
-async function siteState(task: Task, session: string): Promise<{ ok: boolean; detail: string }> {
-  const v = task.verifier?.kind;
-  if (v?.case !== 'siteState') throw new Error(`${task.id} has no site-state verifier`);
-  const res = await fetch(`${v.value.endpoint}?session=${encodeURIComponent(session)}&spec=${encodeURIComponent(v.value.specJson)}`);
-  assert.equal(res.status, 200);
-  return (await res.json()) as { ok: boolean; detail: string };
-}
-
-function answerOk(task: Task, answer: string): boolean {
-  const v = task.verifier?.kind;
-  if (v?.case !== 'answer') throw new Error(`${task.id} has no answer verifier`);
-  return matchAnswer(v.value, answer).status === 'pass';
-}
-
-function expression(task: Task): string | undefined {
-  const v = task.verifier?.kind;
-  return v?.case === 'pageExpression' ? v.value.expression : undefined;
-}
-
+/** Runs `plan` with a step to spare (PlanPolicy answers done('') once the plan is spent). */
 async function run(task: Task, session: string, plan: readonly PlanStep[], startUrl = task.startUrl): Promise<EpisodeResult<undefined>> {
-  const pageExpression = expression(task);
-  return await pool.runEpisode(
-    {
-      startUrl: withSession(startUrl, session),
-      instruction: task.instruction,
-      maxSteps: plan.length + 1,
-      finalScreenshot: false,
-      ...(pageExpression === undefined ? {} : { pageExpression }),
-    },
-    new PlanPolicy(plan),
-  );
+  return await h.run(task, session, plan, { maxSteps: plan.length + 1, startUrl });
 }
 
 async function post(session: string, path: string, form: Record<string, string>): Promise<Response> {
-  return await fetch(`${srv.url}${path}`, {
+  return await fetch(`${h.srv.url}${path}`, {
     method: 'POST',
     headers: { cookie: `owrl_session=${encodeURIComponent(session)}`, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(form).toString(),
@@ -71,28 +26,17 @@ async function post(session: string, path: string, form: Record<string, string>)
   });
 }
 
-/** Runs `fn` over `xs` with at most two at a time (Chromium is shared on small machines). */
-async function pairwise<T>(xs: readonly T[], fn: (x: T) => Promise<void>): Promise<void> {
-  const queue = [...xs];
-  const worker = async (): Promise<void> => {
-    for (let x = queue.shift(); x !== undefined; x = queue.shift()) await fn(x);
-  };
-  await Promise.all([worker(), worker()]);
-}
-
 void test('a scripted agent solves one task of every family through the tools, and the verifiers accept', async (t) => {
-  const tasks = generateShopTasks({ seed: 21, n: SHOP_FAMILIES.length, baseUrl: srv.url, catalogSeed: 3 });
+  const tasks = generateShopTasks({ seed: 21, n: SHOP_FAMILIES.length, baseUrl: h.srv.url, catalogSeed: 3 });
   assert.deepEqual(new Set(tasks.map((t) => t.family)), new Set(SHOP_FAMILIES.map((f) => f.name)));
   const started = performance.now();
-  await pairwise(tasks, async (task) => {
+  await inPairs(tasks, async (task) => {
     const session = `test/${task.id}`;
     const plan = planFor(task);
     assert.equal(plan.length, task.difficulty, `${task.id}: the plan follows the family's route`);
     const r = await run(task, session, plan);
-    const trail = r.steps.map((s) => `${s.reasoning}: ${s.results.map((c) => `${c.call.name}${c.ok ? '' : `!${c.errorCode}`} ${c.effects.map((e) => e.line).join(', ')}`).join('; ')}`).join('\n');
-    assert.equal(r.termination.cls, 'COMPLETED', `${task.id}: ${r.termination.reason} ${r.termination.message} ${r.diagnostics.errorMessage}\n${trail}`);
+    assertClean(task, r);
     assert.equal(r.steps.length, task.difficulty, task.id);
-    assert.ok(r.steps.every((s) => s.results.every((c) => c.ok)), `${task.id}: every call worked\n${trail}`);
     const family = SHOP_FAMILIES.find((f) => f.name === task.family);
     switch (family?.check) {
       case 'answer':
@@ -110,7 +54,7 @@ void test('a scripted agent solves one task of every family through the tools, a
         break;
       default: {
         const v = await siteState(task, session);
-        assert.equal(v.ok, true, `${task.id}: ${v.detail}\n${trail}`);
+        assert.equal(v.ok, true, `${task.id}: ${v.detail}\n${trail(r)}`);
         // The cookie, not the URL, carries the session after the first page.
         assert.ok(!r.finalUrl.includes('owrl_session'), r.finalUrl);
       }
@@ -120,10 +64,10 @@ void test('a scripted agent solves one task of every family through the tools, a
 });
 
 void test('a wrong product in the cart is rejected, and sessions stay apart', async () => {
-  const [task] = generateShopTasks({ seed: 5, n: 1, baseUrl: srv.url, catalogSeed: 3, families: ['add_to_cart'] });
+  const [task] = generateShopTasks({ seed: 5, n: 1, baseUrl: h.srv.url, catalogSeed: 3, families: ['add_to_cart'] });
   assert.ok(task);
   const wanted = task.metadata['product_name'] ?? '';
-  const other = srv.catalog.products.find((p) => p.category === task.metadata['category'] && p.name !== wanted);
+  const other = h.srv.catalog.products.find((p) => p.category === task.metadata['category'] && p.name !== wanted);
   assert.ok(other);
   const r = await run(task, 'wrong-1', [{ click: { role: 'link', name: other.name } }, { click: { role: 'button', name: 'Add to cart' } }, { done: 'ok' }]);
   assert.equal(r.termination.cls, 'COMPLETED');
@@ -139,8 +83,8 @@ void test('a wrong product in the cart is rejected, and sessions stay apart', as
 });
 
 void test('a wrong order is rejected by the order verifier and the confirmation page expression', async () => {
-  const [two] = generateShopTasks({ seed: 8, n: 1, baseUrl: srv.url, catalogSeed: 3, families: ['checkout_two_items'] });
-  const [confirm] = generateShopTasks({ seed: 8, n: 1, baseUrl: srv.url, catalogSeed: 3, families: ['checkout_confirm'] });
+  const [two] = generateShopTasks({ seed: 8, n: 1, baseUrl: h.srv.url, catalogSeed: 3, families: ['checkout_two_items'] });
+  const [confirm] = generateShopTasks({ seed: 8, n: 1, baseUrl: h.srv.url, catalogSeed: 3, families: ['checkout_confirm'] });
   assert.ok(two && confirm);
   const m = two.metadata;
   // The right items and address, but standard instead of express delivery.
@@ -156,7 +100,7 @@ void test('a wrong order is rejected by the order verifier and the confirmation 
 
   // The confirmation page of an order in a different size: the page expression is falsy there.
   const c = confirm.metadata;
-  const product = srv.catalog.byId.get(c['product'] ?? '');
+  const product = h.srv.catalog.byId.get(c['product'] ?? '');
   const wrongSize = product?.variants.find((x) => x.code !== c['size'] && x.stock > 0)?.code ?? '';
   await post('order-2', '/shop/cart/add', { id: c['product'] ?? '', size: wrongSize, qty: '1' });
   const res = await post('order-2', '/shop/checkout', {
@@ -164,7 +108,7 @@ void test('a wrong order is rejected by the order verifier and the confirmation 
   });
   const where = res.headers.get('location') ?? '';
   assert.match(where, /^\/shop\/orders\/OW-\d{6}$/);
-  const r = await run(confirm, 'order-2', [{ done: 'ok' }], `${srv.url}${where}`);
+  const r = await run(confirm, 'order-2', [{ done: 'ok' }], `${h.srv.url}${where}`);
   assert.equal(r.pageEval.error, '');
   assert.equal(r.pageEval.evaluated, true);
   assert.equal(r.pageEval.truthy, false, `wrong size ${wrongSize} on ${r.finalUrl}`);

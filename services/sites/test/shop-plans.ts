@@ -1,31 +1,11 @@
 // Scripted solutions of every shop family, written against the pages' roles and accessible names
 // and built from a task's metadata only: one PlanPolicy step per step of the family's route, so
 // `plan.length === task.difficulty`. Answers are read from the observed page, never the catalog.
-import type { PlanCall, PlanStep, PolicyInput } from '@owrl/browser-env';
+import type { PlanCall, PlanStep } from '@owrl/browser-env';
 import type { Task } from '@owrl/proto';
+import { button, checkbox, finish, link, meta, radio, readText, write } from './solver-harness.js';
 
-function meta(task: Task, key: string): string {
-  const v = task.metadata[key];
-  if (v === undefined) throw new Error(`${task.id}: metadata.${key} is missing`);
-  return v;
-}
-
-/** The first observed text matching `re` (optionally inside a container whose text includes `near`); group 1 or the match. */
-function readText(input: PolicyInput, re: RegExp, near?: string): string {
-  const t = input.observation.texts.find((x) => re.test(x.text) && (near === undefined || x.context.includes(near)));
-  if (t === undefined) {
-    throw new Error(`no text like ${String(re)}${near === undefined ? '' : ` near ${near}`} on ${input.observation.url}: ${input.observation.texts.map((x) => x.text).join(' | ')}`);
-  }
-  const m = re.exec(t.text);
-  return m?.[1] ?? m?.[0] ?? t.text;
-}
-
-const link = (name: string | RegExp): PlanCall => ({ click: { role: 'link', name } });
-const button = (name: string): PlanCall => ({ click: { role: 'button', name } });
-const radio = (name: string): PlanCall => ({ click: { role: 'radio', name } });
-const write = (text: string, name: string, role: string | string[] = 'textbox'): PlanCall => ({ write: text, into: { role, name } });
 const enter: PlanCall = { press: ['Enter'] };
-const finish: PlanCall = { done: 'ok' };
 
 /** Clicks the first product card of the listing on screen. */
 const firstProduct: PlanStep = (input) => {
@@ -39,9 +19,9 @@ function filterStep(task: Task, suffix: string): PlanCall {
   const value = meta(task, `filter_value${suffix}`);
   switch (meta(task, `filter${suffix}`)) {
     case 'waterproof':
-      return { click: { role: 'checkbox', name: 'Waterproof only' } };
+      return checkbox('Waterproof only');
     case 'brand':
-      return { click: { role: 'checkbox', name: value } };
+      return checkbox(value);
     case 'color':
       return write(value, 'Colour', 'combobox');
     default:

@@ -2,57 +2,21 @@
 // PlanPolicy in real Chromium): each plan is the family's route, one PlanPolicy step per step, built
 // from the task's metadata; answers are read from the observed page. The task's own verifier must
 // accept the outcome, and a wrong answer, wrong final page or wrong bookings must be rejected.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BrowserPool, PlanPolicy, type EpisodeResult, type PlanCall, type PlanStep, type PolicyInput } from '@owrl/browser-env';
-import { matchAnswer } from '@owrl/judge-core';
+import type { PlanCall, PlanStep } from '@owrl/browser-env';
 import type { Task } from '@owrl/proto';
-import { generateTravelTasks, TRAVEL_FAMILIES, withSession } from '@owrl/tasks';
-import { startSitesServer, type SitesServer } from '../src/index.js';
+import { generateTravelTasks, TRAVEL_FAMILIES } from '@owrl/tasks';
+import { assertClean, button, checkbox, finish, inPairs, link, meta, radio, readText, siteState, useSolverHarness, write } from './solver-harness.js';
 
 const SEED = 2;
-let srv: SitesServer;
-let pool: BrowserPool;
-
-before(async () => {
-  srv = await startSitesServer({ port: 0, seed: SEED });
-  pool = new BrowserPool({
-    allowHosts: [`127.0.0.1:${srv.port}`],
-    screenshots: 0,
-    timeouts: { initNavigationMs: 10_000, initRetries: 1, toolCallMs: 10_000, stepMs: 20_000, taskMs: 120_000, closeMs: 5000 },
-  });
-  await pool.start();
-});
-after(async () => {
-  await pool?.close();
-  await srv?.close();
-});
-
-function meta(task: Task, key: string): string {
-  const v = task.metadata[key];
-  if (v === undefined) throw new Error(`${task.id}: metadata.${key} is missing`);
-  return v;
-}
-
-/** Group 1 (or the match) of the first observed text matching `re` whose container starts with / includes `near`. */
-function readText(input: PolicyInput, re: RegExp, near?: (context: string) => boolean): string {
-  const t = input.observation.texts.find((x) => re.test(x.text) && (near === undefined || near(x.context)));
-  if (t === undefined) throw new Error(`no text like ${String(re)} on ${input.observation.url}: ${input.observation.texts.map((x) => x.text).join(' | ')}`);
-  const m = re.exec(t.text);
-  return m?.[1] ?? m?.[0] ?? t.text;
-}
+const h = useSolverHarness({ seed: SEED });
 
 const PRICE = /^\$[\d,]+$/;
 /** The carrier line of a result card, e.g. `Borealis · BX708`. */
 const CARRIER = / · ([A-Z]{2}\d{3})$/;
 
-const link = (name: string | RegExp): PlanCall => ({ click: { role: 'link', name } });
-const button = (name: string): PlanCall => ({ click: { role: 'button', name } });
-const radio = (name: string): PlanCall => ({ click: { role: 'radio', name } });
-const checkbox = (name: string): PlanCall => ({ click: { role: 'checkbox', name } });
-const write = (text: string, name: string, role = 'textbox'): PlanCall => ({ write: text, into: { role, name } });
 const pickAirport = (text: string, field: string): PlanCall[] => [write(text, field, 'combobox'), { press: ['Enter'] }];
-const finish: PlanCall = { done: 'ok' };
 const selectFirst: PlanCall = link(/^Select [A-Z]{2}\d{3}$/);
 const doneFirstFlight: PlanStep = (i) => ({ done: readText(i, CARRIER) });
 
@@ -103,84 +67,21 @@ function planFor(task: Task, cabin = meta(task, 'cabin_label')): PlanStep[] {
   }
 }
 
-async function run(task: Task, session: string, plan: PlanStep[]): Promise<EpisodeResult<undefined>> {
-  const v = task.verifier?.kind;
-  return await pool.runEpisode(
-    {
-      startUrl: withSession(task.startUrl, session),
-      instruction: task.instruction,
-      maxSteps: plan.length,
-      finalScreenshot: false,
-      ...(v?.case === 'pageExpression' ? { pageExpression: v.value.expression } : {}),
-    },
-    new PlanPolicy(plan),
-  );
-}
-
-async function siteState(task: Task, session: string): Promise<{ ok: boolean; detail: string }> {
-  const v = task.verifier?.kind;
-  if (v?.case !== 'siteState') throw new Error(`${task.id} has no site-state verifier`);
-  const res = await fetch(`${v.value.endpoint}?session=${encodeURIComponent(session)}&spec=${encodeURIComponent(v.value.specJson)}`);
-  assert.equal(res.status, 200);
-  return (await res.json()) as { ok: boolean; detail: string };
-}
-
-function answerOk(task: Task, answer: string): boolean {
-  const v = task.verifier?.kind;
-  if (v?.case !== 'answer') throw new Error(`${task.id} has no answer verifier`);
-  return matchAnswer(v.value, answer).status === 'pass';
-}
-
-function assertClean(task: Task, r: EpisodeResult<undefined>): void {
-  assert.equal(r.termination.cls, 'COMPLETED', `${task.id}: ${r.termination.reason} ${r.termination.message}`);
-  const failed = r.steps.flatMap((s) => s.results.filter((c) => !c.ok).map((c) => `step ${s.index + 1} ${c.call.name}: ${c.errorCode}`));
-  assert.deepEqual(failed, [], `${task.id}: every tool call succeeds`);
-}
-
 void test('a scripted agent solves one task of every family through the tools; the verifiers accept', async () => {
-  const tasks = generateTravelTasks({ seed: 8, n: TRAVEL_FAMILIES.length, baseUrl: srv.url, dataSeed: SEED });
+  const tasks = generateTravelTasks({ seed: 8, n: TRAVEL_FAMILIES.length, baseUrl: h.srv.url, dataSeed: SEED });
   assert.deepEqual(new Set(tasks.map((t) => t.family)), new Set(TRAVEL_FAMILIES.map((f) => f.name)));
   // Two episodes at a time (two browser slots), longest routes first.
-  const queue = [...tasks].sort((a, b) => b.difficulty - a.difficulty);
-  await Promise.all([lane(queue), lane(queue)]);
+  await inPairs([...tasks].sort((a, b) => b.difficulty - a.difficulty), (task) => h.assertSolved(task, planFor(task), '1'));
 });
 
-async function lane(queue: Task[]): Promise<void> {
-  for (let task = queue.shift(); task !== undefined; task = queue.shift()) {
-    const session = `solve/${task.id}`;
-    const plan = planFor(task);
-    assert.equal(plan.length, task.difficulty, `${task.id}: the plan is the family's route`);
-    const r = await run(task, session, plan);
-    assertClean(task, r);
-    assert.equal(r.steps.length, task.difficulty);
-    switch (task.verifier?.kind.case) {
-      case 'answer':
-        assert.ok(answerOk(task, r.finalAnswer), `${task.id}: answer ${JSON.stringify(r.finalAnswer)} accepted`);
-        assert.equal(answerOk(task, `${r.finalAnswer}1`), false, `${task.id}: a wrong answer is rejected`);
-        break;
-      case 'siteState': {
-        const res = await siteState(task, session);
-        assert.equal(res.ok, true, `${task.id}: ${res.detail}`);
-        assert.equal((await siteState(task, `${session}/untouched`)).ok, false, `${task.id}: an untouched session is rejected`);
-        break;
-      }
-      case 'pageExpression':
-        assert.equal(r.pageEval.truthy, true, `${task.id}: ${r.pageEval.error} ${r.pageEval.valueJson}`);
-        break;
-      default:
-        assert.fail(`${task.id} has no verifier`);
-    }
-  }
-}
-
 void test('a booking in the wrong cabin fails both the page expression and the site state', async () => {
-  const [book] = generateTravelTasks({ seed: 3, n: 1, baseUrl: srv.url, dataSeed: SEED, families: ['book_flight'] });
+  const [book] = generateTravelTasks({ seed: 3, n: 1, baseUrl: h.srv.url, dataSeed: SEED, families: ['book_flight'] });
   assert.ok(book);
-  const [nonstop] = generateTravelTasks({ seed: 3, n: 1, baseUrl: srv.url, dataSeed: SEED, families: ['book_cheapest_nonstop'] });
+  const [nonstop] = generateTravelTasks({ seed: 3, n: 1, baseUrl: h.srv.url, dataSeed: SEED, families: ['book_cheapest_nonstop'] });
   assert.ok(nonstop);
   const wrong = book.metadata['cabin'] === 'business' ? 'Economy' : 'Business';
   const other = nonstop.metadata['cabin'] === 'business' ? 'Premium economy' : 'Business';
-  const [r, r2] = await Promise.all([run(book, 'wrong/book', planFor(book, wrong)), run(nonstop, 'wrong/nonstop', planFor(nonstop, other))]);
+  const [r, r2] = await Promise.all([h.run(book, 'wrong/book', planFor(book, wrong)), h.run(nonstop, 'wrong/nonstop', planFor(nonstop, other))]);
   assertClean(book, r);
   assertClean(nonstop, r2);
   assert.ok(r.pageEval.evaluated, r.pageEval.error);

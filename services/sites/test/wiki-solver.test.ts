@@ -3,54 +3,26 @@
 // step, navigating by the task's metadata and reading every answer from the observed page; the
 // episode must take exactly the family's difficulty in steps and the task's own verifier must
 // accept it. Wrong answers, a half-sorted table and a wrong reading list are rejected.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BrowserPool, PlanPolicy, type EpisodeResult, type PlanCall, type PlanStep, type PolicyInput } from '@owrl/browser-env';
+import { PlanPolicy, type EpisodeResult, type PlanCall, type PlanStep, type PolicyInput } from '@owrl/browser-env';
 import { matchAnswer } from '@owrl/judge-core';
 import type { Task } from '@owrl/proto';
-import { generateWikiTasks, WIKI_FAMILIES, withSession } from '@owrl/tasks';
-import { startSitesServer, type SitesServer } from '../src/index.js';
+import { generateWikiTasks, WIKI_FAMILIES } from '@owrl/tasks';
+import { button, finish, inPairs, link, meta, readText, siteState, trail, useSolverHarness, write } from './solver-harness.js';
 
 const SEED = 2;
-let srv: SitesServer;
-let pool: BrowserPool;
-
-before(async () => {
-  srv = await startSitesServer({ port: 0, seed: SEED });
-  pool = new BrowserPool({
-    allowHosts: [`127.0.0.1:${srv.port}`],
-    screenshots: 0,
-    settleMaxMs: 1000,
-    timeouts: { initNavigationMs: 10_000, initRetries: 1, toolCallMs: 10_000, stepMs: 20_000, taskMs: 120_000, closeMs: 5000 },
-  });
-  await pool.start();
-});
-after(async () => {
-  await pool?.close();
-  await srv?.close();
-});
-
-function meta(task: Task, key: string): string {
-  const v = task.metadata[key];
-  if (v === undefined) throw new Error(`${task.id}: metadata.${key} is missing`);
-  return v;
-}
+const h = useSolverHarness({ seed: SEED, pool: { settleMaxMs: 1000 } });
 
 /** The value of the infobox row "<label>: <value>" in the observation. */
 function readFact(input: PolicyInput, label: string): string {
-  const re = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*(\\S.*)$`);
-  const t = input.observation.texts.find((x) => re.test(x.text));
-  if (t === undefined) throw new Error(`no "${label}:" row on ${input.observation.url}`);
-  return re.exec(t.text)?.[1] ?? '';
+  return readText(input, new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*(\\S.*)$`));
 }
 
 const numberOf = (v: string): number => Number.parseFloat(v.replace(/,/g, ''));
 const titleOf = (slug: string): string => slug.replace(/_/g, ' ');
-const link = (name: string): PlanCall => ({ click: { role: 'link', name } });
-const button = (name: string): PlanCall => ({ click: { role: 'button', name } });
-const search = (title: string): PlanCall[] => [{ write: title, into: { role: 'searchbox', name: 'Search Lorewell' } }, { press: ['Enter'] }];
+const search = (title: string): PlanCall[] => [write(title, 'Search Lorewell', 'searchbox'), { press: ['Enter'] }];
 const scroll: PlanCall = { scroll: 'down', amount: 0.5 };
-const finish: PlanCall = { done: 'ok' };
 const hasPopup = (input: PolicyInput): boolean => input.observation.elements.some((e) => e.role === 'button' && e.name === 'No thanks');
 
 /** The year cell of the timeline row of `event`. */
@@ -136,39 +108,11 @@ function planFor(task: Task): PlanStep[] {
 
 async function run(task: Task, session: string, plan: PlanStep[]): Promise<{ r: EpisodeResult<undefined>; p: PlanPolicy }> {
   const p = new PlanPolicy(plan);
-  const v = task.verifier?.kind;
-  const r = await pool.runEpisode(
-    {
-      startUrl: withSession(task.startUrl, session),
-      instruction: task.instruction,
-      maxSteps: task.difficulty + 2,
-      finalScreenshot: false,
-      ...(v?.case === 'pageExpression' ? { pageExpression: v.value.expression } : {}),
-    },
-    p,
-  );
-  return { r, p };
-}
-
-async function siteState(task: Task, session: string): Promise<{ ok: boolean; detail: string }> {
-  const v = task.verifier?.kind;
-  if (v?.case !== 'siteState') throw new Error(`${task.id} has no site-state verifier`);
-  const res = await fetch(`${v.value.endpoint}?session=${encodeURIComponent(session)}&spec=${encodeURIComponent(v.value.specJson)}`);
-  assert.equal(res.status, 200);
-  return (await res.json()) as { ok: boolean; detail: string };
-}
-
-/** Runs `fn` over `items`, two at a time (the pool's browser is shared). */
-async function inPairs<T>(items: readonly T[], fn: (x: T) => Promise<void>): Promise<void> {
-  const queue = items.slice();
-  const worker = async (): Promise<void> => {
-    for (let x = queue.shift(); x !== undefined; x = queue.shift()) await fn(x);
-  };
-  await Promise.all([worker(), worker()]);
+  return { r: await h.runPolicy(task, session, p, task.difficulty + 2), p };
 }
 
 const oneOfEach = (): Task[] =>
-  WIKI_FAMILIES.flatMap((f) => generateWikiTasks({ seed: 7, n: 1, baseUrl: srv.url, families: [f.name], dataSeed: SEED }));
+  WIKI_FAMILIES.flatMap((f) => generateWikiTasks({ seed: 7, n: 1, baseUrl: h.srv.url, families: [f.name], dataSeed: SEED }));
 
 void test('a scripted agent solves one task of every family in exactly its difficulty, and the verifiers accept', async () => {
   const tasks = oneOfEach();
@@ -176,8 +120,7 @@ void test('a scripted agent solves one task of every family in exactly its diffi
   await inPairs(tasks, async (task) => {
     const session = `wiki-solver/${task.id}`;
     const { r, p } = await run(task, session, planFor(task));
-    const steps = r.steps.map((st) => `${st.results.map((c) => `${c.call.name} → ${c.effects.map((e) => e.line).join(', ')}`).join('; ')}`);
-    const trace = `${task.id} (${task.instruction}): ${r.termination.cls} ${r.termination.message}\n  ${steps.join('\n  ')}`;
+    const trace = `${task.id} (${task.instruction}): ${r.termination.cls} ${r.termination.message}\n${trail(r)}`;
     assert.equal(r.termination.cls, 'COMPLETED', trace);
     assert.equal(r.steps.length, task.difficulty, `${trace}: steps`);
     const v = task.verifier?.kind;
@@ -201,8 +144,8 @@ void test('a scripted agent solves one task of every family in exactly its diffi
 });
 
 void test('wrong outcomes are rejected: a half-sorted table, a wrong article saved, a wrong name', async () => {
-  const [sort] = generateWikiTasks({ seed: 1, n: 1, baseUrl: srv.url, families: ['sort_table'], dataSeed: SEED });
-  const [save] = generateWikiTasks({ seed: 1, n: 1, baseUrl: srv.url, families: ['save_article'], dataSeed: SEED });
+  const [sort] = generateWikiTasks({ seed: 1, n: 1, baseUrl: h.srv.url, families: ['sort_table'], dataSeed: SEED });
+  const [save] = generateWikiTasks({ seed: 1, n: 1, baseUrl: h.srv.url, families: ['save_article'], dataSeed: SEED });
   assert.ok(sort && save);
   await inPairs([sort, save], async (task) => {
     if (task === sort) {
@@ -224,7 +167,7 @@ void test('wrong outcomes are rejected: a half-sorted table, a wrong article sav
     assert.equal(state.ok, false);
     assert.match(state.detail, new RegExp(`missing ${meta(save, 'article')}`));
   });
-  const [cmp] = generateWikiTasks({ seed: 1, n: 1, baseUrl: srv.url, families: ['compare_top'], dataSeed: SEED });
+  const [cmp] = generateWikiTasks({ seed: 1, n: 1, baseUrl: h.srv.url, families: ['compare_top'], dataSeed: SEED });
   const v = cmp?.verifier?.kind;
   assert.ok(cmp && v?.case === 'answer');
   const loser = meta(cmp, 'candidates').split(',').map(titleOf).find((t) => t !== meta(cmp, 'answer'));

@@ -2,6 +2,7 @@
 // data seed, its family and an index into the family's targets (what its id `mail/<family>/<nnnn>`
 // encodes); the task seed only chooses which tasks are drawn and in what order. `difficulty` is
 // the number of policy steps of the intended shortest solution (see MAIL_FAMILIES[].route).
+import { normalizeBaseUrl, selectFamilies } from '../suite-options.js';
 import { mulberry32 } from '@owrl/core';
 import { make, TaskSchema, type Task, type Verifier, VerifierSchema } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
@@ -165,19 +166,6 @@ interface Target {
   triage?: { sender: MailContact; topic: string; question: MailMessage; invoice: MailMessage };
 }
 
-function normalizeBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch (cause) {
-    throw new TaskError(TaskErrorCode.BadArgument, `baseUrl ${JSON.stringify(baseUrl)} is not a URL`, { cause, field: 'baseUrl' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TaskError(TaskErrorCode.BadArgument, `baseUrl ${JSON.stringify(baseUrl)} must be http(s)`, { field: 'baseUrl' });
-  }
-  return url.toString().replace(/\/+$/, '');
-}
-
 /** Subject no other message outside Trash has (so a quoted subject names one row). */
 function uniqueSubject(data: MailData, m: MailMessage): boolean {
   const s = m.subject.toLowerCase();
@@ -263,29 +251,7 @@ function familyTargets(data: MailData, family: MailFamilyName): Target[] {
 
 /** Families selected by the options, in {@link MAIL_FAMILIES} order. */
 export function selectMailFamilies(opts: Pick<GenerateMailTasksOptions, 'difficulties' | 'families'>): MailFamily[] {
-  const diffs = opts.difficulties ?? [];
-  for (const d of diffs) {
-    if (!Number.isInteger(d) || d < 1) {
-      throw new TaskError(TaskErrorCode.BadArgument, `difficulty ${String(d)} must be a positive integer`, { field: 'difficulties' });
-    }
-  }
-  const names = opts.families ?? [];
-  for (const f of names) {
-    if (!MAIL_FAMILIES.some((x) => x.name === f)) {
-      const known = MAIL_FAMILIES.map((x) => x.name).join(', ');
-      throw new TaskError(TaskErrorCode.BadArgument, `family ${JSON.stringify(f)} is not a mail family (${known})`, { field: 'families' });
-    }
-  }
-  const out = MAIL_FAMILIES.filter((f) => (diffs.length === 0 || diffs.includes(f.difficulty)) && (names.length === 0 || names.includes(f.name)));
-  if (out.length === 0) {
-    const have = [...new Set(MAIL_FAMILIES.map((f) => f.difficulty))].join(',');
-    throw new TaskError(
-      TaskErrorCode.BadArgument,
-      `no mail family has difficulty in [${diffs.join(',')}]${names.length > 0 ? ` among [${names.join(',')}]` : ''} (difficulties: ${have})`,
-      { field: 'difficulties' },
-    );
-  }
-  return out;
+  return selectFamilies('mail', MAIL_FAMILIES, opts);
 }
 
 /** Number of distinct tasks of a family in a mailbox. */

@@ -2,6 +2,7 @@
 // tasks fully determined by the data seed (routes, days, flights, travellers), and a task id
 // `travel/<family>/<nnnn>` is an index into that pool; the task seed only chooses which tasks are
 // drawn and in what order. `difficulty` is the number of policy steps of the intended route.
+import { normalizeBaseUrl, selectFamilies } from '../suite-options.js';
 import { fnv1a, mulberry32 } from '@owrl/core';
 import { make, TaskSchema, VerifierSchema, type Task, type Verifier } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
@@ -147,42 +148,9 @@ export interface GenerateTravelTasksOptions {
   dataSeed?: number | undefined;
 }
 
-function normalizeBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch (cause) {
-    throw new TaskError(TaskErrorCode.BadArgument, `baseUrl ${JSON.stringify(baseUrl)} is not a URL`, { cause, field: 'baseUrl' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TaskError(TaskErrorCode.BadArgument, `baseUrl ${JSON.stringify(baseUrl)} must be http(s)`, { field: 'baseUrl' });
-  }
-  return url.toString().replace(/\/+$/, '');
-}
-
-/** Families selected by the options, in TRAVEL_FAMILIES order. */
+/** Families selected by the options, in {@link TRAVEL_FAMILIES} order. */
 function selectTravelFamilies(opts: Pick<GenerateTravelTasksOptions, 'difficulties' | 'families'>): TravelFamily[] {
-  const diffs = opts.difficulties ?? [];
-  for (const d of diffs) {
-    if (!Number.isInteger(d) || d < 1) throw new TaskError(TaskErrorCode.BadArgument, `difficulty ${String(d)} must be a positive integer`, { field: 'difficulties' });
-  }
-  const names = opts.families ?? [];
-  for (const f of names) {
-    if (!TRAVEL_FAMILIES.some((x) => x.name === f)) {
-      const known = TRAVEL_FAMILIES.map((x) => x.name).join(', ');
-      throw new TaskError(TaskErrorCode.BadArgument, `family ${JSON.stringify(f)} is not a travel family (${known})`, { field: 'families' });
-    }
-  }
-  const out = TRAVEL_FAMILIES.filter((f) => (diffs.length === 0 || diffs.includes(f.difficulty)) && (names.length === 0 || names.includes(f.name)));
-  if (out.length === 0) {
-    const have = [...new Set(TRAVEL_FAMILIES.map((f) => f.difficulty))].join(',');
-    throw new TaskError(
-      TaskErrorCode.BadArgument,
-      `no travel family has difficulty in [${diffs.join(',')}]${names.length > 0 ? ` among [${names.join(',')}]` : ''} (difficulties: ${have})`,
-      { field: 'difficulties' },
-    );
-  }
-  return out;
+  return selectFamilies('travel', TRAVEL_FAMILIES, opts);
 }
 
 /** Timetable and family pools of a data seed; the few most recently used seeds are kept. */

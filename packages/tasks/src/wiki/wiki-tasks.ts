@@ -2,6 +2,7 @@
 // seed, its family and an index into the family's enumerated tasks (what its id
 // `wiki/<family>/<nnnn>` encodes); the task seed only chooses which tasks are drawn and in what
 // order. Families and routes are in wiki-families.ts.
+import { normalizeBaseUrl, selectFamilies } from '../suite-options.js';
 import { mulberry32 } from '@owrl/core';
 import { make, TaskSchema, VerifierSchema, type Task, type Verifier } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
@@ -320,44 +321,9 @@ function familyDrafts(family: WikiFamilyName, data: WikiData): Draft[] {
   }
 }
 
-function normalizeBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch (cause) {
-    throw new TaskError(TaskErrorCode.BadArgument, `baseUrl ${JSON.stringify(baseUrl)} is not a URL`, { cause, field: 'baseUrl' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TaskError(TaskErrorCode.BadArgument, `baseUrl ${JSON.stringify(baseUrl)} must be http(s)`, { field: 'baseUrl' });
-  }
-  return url.toString().replace(/\/+$/, '');
-}
-
 /** Families selected by the options, in {@link WIKI_FAMILIES} order. */
 export function selectWikiFamilies(opts: Pick<GenerateWikiTasksOptions, 'difficulties' | 'families'>): WikiFamily[] {
-  const diffs = opts.difficulties ?? [];
-  for (const d of diffs) {
-    if (!Number.isInteger(d) || d < 1) {
-      throw new TaskError(TaskErrorCode.BadArgument, `difficulty ${String(d)} must be a positive integer`, { field: 'difficulties' });
-    }
-  }
-  const names = opts.families ?? [];
-  for (const f of names) {
-    if (!WIKI_FAMILIES.some((x) => x.name === f)) {
-      const known = WIKI_FAMILIES.map((x) => x.name).join(', ');
-      throw new TaskError(TaskErrorCode.BadArgument, `family ${JSON.stringify(f)} is not a wiki family (${known})`, { field: 'families' });
-    }
-  }
-  const out = WIKI_FAMILIES.filter((f) => (diffs.length === 0 || diffs.includes(f.difficulty)) && (names.length === 0 || names.includes(f.name)));
-  if (out.length === 0) {
-    const have = [...new Set(WIKI_FAMILIES.map((f) => f.difficulty))].join(',');
-    throw new TaskError(
-      TaskErrorCode.BadArgument,
-      `no wiki family has difficulty in [${diffs.join(',')}]${names.length > 0 ? ` among [${names.join(',')}]` : ''} (difficulties: ${have})`,
-      { field: 'difficulties' },
-    );
-  }
-  return out;
+  return selectFamilies('wiki', WIKI_FAMILIES, opts);
 }
 
 function toTask(family: WikiFamily, index: number, d: Draft, base: string, seed: number, dataSeed: number): Task {

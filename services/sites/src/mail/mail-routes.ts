@@ -10,12 +10,11 @@ import {
   parseMailRecipients,
   searchMail,
   sendMail,
-  SESSION_PARAM,
   type MailData,
   type MailEntry,
   type MailFolder,
 } from '@owrl/tasks';
-import { readForm, redirect, sendHtml } from '../http-util.js';
+import { hereOf, readForm, redirect, safeDecode, sendHtml } from '../http-util.js';
 import type { Html } from '../html.js';
 import type { LayoutContext } from './mail-layout.js';
 import { composePage, draftFor, emptyDraft } from './mail-compose.js';
@@ -23,22 +22,6 @@ import { contactsPage, FOLDER_TITLES, listPage, messagePage, notFoundPage } from
 import { safeBack, type ComposeDraft, type MailSession } from './mail-session.js';
 
 const FOLDER_PATHS: Record<string, MailFolder> = { sent: 'sent', archive: 'archive', trash: 'trash' };
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
-/** Path and query of the request without the session parameter. */
-function here(url: URL): string {
-  const q = new URLSearchParams(url.searchParams);
-  q.delete(SESSION_PARAM);
-  const s = q.toString();
-  return `${url.pathname}${s ? `?${s}` : ''}`;
-}
 
 function pageParam(url: URL): number {
   const raw = url.searchParams.get('page') ?? '1';
@@ -64,13 +47,13 @@ export async function handleMail(req: IncomingMessage, res: ServerResponse, url:
   const path = url.pathname;
   const get = req.method === 'GET' || req.method === 'HEAD';
   const post = req.method === 'POST';
-  const ctx = (extra: Partial<LayoutContext> = {}): LayoutContext => ({ data, state, here: here(url), ...extra });
+  const ctx = (extra: Partial<LayoutContext> = {}): LayoutContext => ({ data, state, here: hereOf(url), ...extra });
   const show = (page: Html, status = 200): true => {
     sendHtml(res, status, page);
     return true;
   };
   const list = (title: string, entries: readonly MailEntry[], current: string, opts: { paged: boolean; showFolder: boolean; empty: string; query?: string }): true => {
-    state.lastList = here(url);
+    state.lastList = hereOf(url);
     const c = ctx({ current, ...(opts.query !== undefined ? { query: opts.query } : {}) });
     return show(listPage(c, { title, entries, empty: opts.empty, showFolder: opts.showFolder, ...(opts.paged ? { page: pageParam(url) } : {}) }));
   };

@@ -2,8 +2,8 @@
 // cart, checkout and orders, and the form posts (cart, cookie banner, checkout), all against the
 // caller's session state.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { searchProducts, SESSION_PARAM, type ShopCatalog } from '@owrl/tasks';
-import { readForm, sendHtml } from '../http-util.js';
+import { searchProducts, type ShopCatalog } from '@owrl/tasks';
+import { hereOf, readForm, safeDecode, sendHtml } from '../http-util.js';
 import type { SessionState } from '../session-store.js';
 import { cartPage, checkoutPage, orderPage, ordersPage } from './checkout-pages.js';
 import { parseListingQuery } from './filters.js';
@@ -11,22 +11,6 @@ import { notFoundPage, type PageContext } from './layout.js';
 import { categoryPage, homePage, productPage, searchPage } from './pages.js';
 import { addToCart, answerCookies, checkout, removeFromCart } from './shop-actions.js';
 import { shopData } from './shop-state.js';
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
-/** Path and query of the request without the session parameter. */
-function hereOf(url: URL): string {
-  const q = new URLSearchParams(url.search);
-  q.delete(SESSION_PARAM);
-  const s = q.toString();
-  return s === '' ? url.pathname : `${url.pathname}?${s}`;
-}
 
 const POSTS: Record<string, true> = { '/shop/cart/add': true, '/shop/cart/remove': true, '/shop/consent': true, '/shop/checkout': true };
 

@@ -16,7 +16,7 @@ import {
   type TravelData,
   type TravelFlight,
 } from '@owrl/tasks';
-import { readForm, redirect, sendHtml } from '../http-util.js';
+import { hereOf, readForm, redirect, safeDecode, sendHtml } from '../http-util.js';
 import { bookingFormPage, confirmationPage, notFoundPage, passengerLabel, tripPage, tripsPage, type BookingFormView } from './travel-booking-pages.js';
 import type { FrameState } from './travel-layout.js';
 import { bookHref, flightPage, resultsPage, searchPage, type ResultsView } from './travel-pages.js';
@@ -25,22 +25,6 @@ import { takeNotice, type TravelSession } from './travel-state.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MAX_NAME = 80;
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
-/** Path and query of the request without the session parameter. */
-function hereOf(url: URL): string {
-  const p = new URLSearchParams(url.search);
-  p.delete(SESSION_PARAM);
-  const q = p.toString();
-  return q === '' ? url.pathname : `${url.pathname}?${q}`;
-}
 
 function legsOf(data: TravelData, ids: readonly string[]): TravelFlight[] {
   return ids.flatMap((id) => {

@@ -2,8 +2,8 @@
 // article), the seeded random article, and the form posts of the reading list, the digest popup and
 // the cookie bar (JSON for the page script, else a 303 back with a one-shot notice).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { findColumn, findList, SESSION_PARAM, searchWiki, type WikiColumnKey, type WikiData, type WikiList, type WikiSortOrder } from '@owrl/tasks';
-import { readForm, redirect, sendHtml, sendJson } from '../http-util.js';
+import { findColumn, findList, searchWiki, type WikiColumnKey, type WikiData, type WikiList, type WikiSortOrder } from '@owrl/tasks';
+import { hereOf, readForm, redirect, safeDecode, sendHtml, sendJson } from '../http-util.js';
 import type { SessionState } from '../session-store.js';
 import { articlePage } from './article-page.js';
 import type { WikiPageContext } from './layout.js';
@@ -12,22 +12,6 @@ import { nextRandomArticle, wikiState, type WikiState } from './wiki-state.js';
 
 const POST_PATHS = new Set(['Special:ReadingList/add', 'Special:ReadingList/remove', 'Special:Digest', 'Special:Consent']);
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
-/** Path and query of the request without the session parameter (where forms return to). */
-function hereOf(url: URL): string {
-  const q = new URLSearchParams(url.search);
-  q.delete(SESSION_PARAM);
-  const s = q.toString();
-  return `${url.pathname}${s ? `?${s}` : ''}`;
-}
 
 /** A return path from a form: only paths of this wiki, else its main page. */
 function safeBack(v: string | null): string {

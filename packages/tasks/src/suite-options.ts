@@ -1,0 +1,56 @@
+// Option handling shared by every suite's task generator: the base URL tasks point at, and the
+// families selected by `difficulties` / `families`, with errors naming the option.
+import { TaskError, TaskErrorCode } from './errors.js';
+
+/**
+ * `baseUrl` without trailing slashes.
+ * @throws TaskError TASK_BAD_ARGUMENT (field baseUrl) when it is not an http(s) URL.
+ */
+export function normalizeBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch (cause) {
+    throw new TaskError(TaskErrorCode.BadArgument, `baseUrl ${JSON.stringify(baseUrl)} is not a URL`, { cause, field: 'baseUrl' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TaskError(TaskErrorCode.BadArgument, `baseUrl ${JSON.stringify(baseUrl)} must be http(s)`, { field: 'baseUrl' });
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+/**
+ * The families of `all` (in its order) whose difficulty is in `difficulties` and whose name is in
+ * `families` (an empty or absent list selects all).
+ * @throws TaskError TASK_BAD_ARGUMENT for a difficulty that is not a positive integer, an unknown
+ *   family name (listing the suite's families), or a selection that leaves nothing.
+ */
+export function selectFamilies<F extends { name: string; difficulty: number }>(
+  suite: string,
+  all: readonly F[],
+  opts: { difficulties?: readonly number[] | undefined; families?: readonly string[] | undefined },
+): F[] {
+  const diffs = opts.difficulties ?? [];
+  for (const d of diffs) {
+    if (!Number.isInteger(d) || d < 1) {
+      throw new TaskError(TaskErrorCode.BadArgument, `difficulty ${String(d)} must be a positive integer`, { field: 'difficulties' });
+    }
+  }
+  const names = opts.families ?? [];
+  for (const f of names) {
+    if (!all.some((x) => x.name === f)) {
+      const known = all.map((x) => x.name).join(', ');
+      throw new TaskError(TaskErrorCode.BadArgument, `family ${JSON.stringify(f)} is not a ${suite} family (${known})`, { field: 'families' });
+    }
+  }
+  const out = all.filter((f) => (diffs.length === 0 || diffs.includes(f.difficulty)) && (names.length === 0 || names.includes(f.name)));
+  if (out.length === 0) {
+    const have = [...new Set(all.map((f) => f.difficulty))].join(',');
+    throw new TaskError(
+      TaskErrorCode.BadArgument,
+      `no ${suite} family has difficulty in [${diffs.join(',')}]${names.length > 0 ? ` among [${names.join(',')}]` : ''} (difficulties: ${have})`,
+      { field: 'difficulties' },
+    );
+  }
+  return out;
+}
