@@ -15,6 +15,20 @@ import { TaskScheduler } from './scheduler.js';
 import { loadTasks } from './task-source.js';
 
 async function main(): Promise<void> {
+  // Signals are taken from the first moment: one that arrives while starting up is honoured as
+  // soon as there is something to shut down (no half-started process killed outright).
+  let onSignal: ((signal: string) => Promise<void>) | undefined;
+  let pending: string | undefined;
+  const signalled = (signal: string): void => {
+    if (onSignal) void onSignal(signal);
+    else pending ??= signal;
+  };
+  process.on('SIGTERM', () => signalled('SIGTERM'));
+  process.on('SIGINT', () => signalled('SIGINT'));
+  const ready = (fn: (signal: string) => Promise<void>): void => {
+    onSignal = fn;
+    if (pending !== undefined) void fn(pending);
+  };
   const config = loadLearnerConfig();
   const logger = createLogger('learner', { bindings: { run: config.runId } });
   const registry = createRegistry('learner');
@@ -73,8 +87,7 @@ async function main(): Promise<void> {
     await bus.close();
     process.exit(0);
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  ready(shutdown);
 
   try {
     await learner.run();
