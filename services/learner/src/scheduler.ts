@@ -1,6 +1,7 @@
 // Task scheduling (pure): samples the tasks of a round from the pool, skipping blacklisted hosts,
-// favouring tasks whose recent success rate is strictly between 0 and 1 (they give signal), and
-// admitting harder tasks as the easy ones are mastered (difficulty curriculum).
+// taking the suites of a mixed pool in turn (so every site gets its share of groups), favouring
+// tasks whose recent success rate is strictly between 0 and 1 (they give signal), and admitting
+// harder tasks as the easy ones are mastered (difficulty curriculum).
 import { mulberry32, type Rng } from '@owrl/core';
 import type { Task } from '@owrl/proto';
 
@@ -28,6 +29,8 @@ export class TaskScheduler {
   private readonly levels: number[];
   private readonly rng: Rng;
   private readonly opts: Required<SchedulerOptions>;
+  /** Which suite goes first in the next pick (rotates, so no suite is always first). */
+  private turn = 0;
 
   constructor(tasks: Task[], opts: SchedulerOptions = {}) {
     if (tasks.length === 0) throw new RangeError('the task pool is empty: give at least one task');
@@ -88,10 +91,15 @@ export class TaskScheduler {
       const rate = h.reduce((a, b) => a + b, 0) / h.length;
       return rate > 0 && rate < 1 ? this.opts.informativeWeight : 1;
     };
+    // Suites take turns; within a suite, a weighted draw without replacement (refilled from that
+    // suite's eligible tasks when it runs out).
+    const suites = [...new Set(eligible.map((t) => t.suite))].sort();
+    const pools = new Map(suites.map((s) => [s, eligible.filter((t) => t.suite === s)]));
     const chosen: Task[] = [];
-    const pool = [...eligible];
-    while (chosen.length < n) {
-      if (pool.length === 0) pool.push(...eligible);
+    for (let k = 0; chosen.length < n; k++) {
+      const suite = suites[(this.turn + k) % suites.length] ?? '';
+      const pool = pools.get(suite) ?? [];
+      if (pool.length === 0) pool.push(...eligible.filter((t) => t.suite === suite));
       const weights = pool.map(weight);
       const total = weights.reduce((a, b) => a + b, 0);
       let x = this.rng() * total;
@@ -103,6 +111,7 @@ export class TaskScheduler {
       const [t] = pool.splice(idx, 1);
       if (t) chosen.push(t);
     }
+    this.turn = (this.turn + n) % Math.max(1, suites.length);
     return chosen;
   }
 }

@@ -39,3 +39,23 @@ void test('tasks with a mixed recent record are favoured', () => {
   assert.ok((counts.get('mixed') ?? 0) > 2 * (counts.get('hopeless') ?? 0));
   assert.throws(() => new TaskScheduler([]), /task pool is empty/);
 });
+
+void test('suites of a mixed pool take turns, so every site gets its share of groups', () => {
+  const tasks = [
+    ...Array.from({ length: 12 }, (_, i) => make(TaskSchema, { id: `shop/${i}`, suite: 'shop', difficulty: 1, startUrl: 'http://h:1/shop/', instruction: 'x' })),
+    ...Array.from({ length: 3 }, (_, i) => make(TaskSchema, { id: `wiki/${i}`, suite: 'wiki', difficulty: 1, startUrl: 'http://h:1/wiki/', instruction: 'x' })),
+    make(TaskSchema, { id: 'mail/0', suite: 'mail', difficulty: 1, startUrl: 'http://h:1/mail/', instruction: 'x' }),
+  ];
+  const s = new TaskScheduler(tasks, { seed: 5 });
+  const count = (picked: ReturnType<TaskScheduler['pick']>) => {
+    const c: Record<string, number> = {};
+    for (const t of picked) c[t.suite] = (c[t.suite] ?? 0) + 1;
+    return c;
+  };
+  // 3 suites, 6 groups: two each, although the shop holds 12 of the 16 tasks.
+  assert.deepEqual(count(s.pick(6)), { mail: 2, shop: 2, wiki: 2 });
+  // One group per round: the suites rotate instead of the first one always winning.
+  const firsts = [0, 1, 2, 3, 4, 5].map(() => s.pick(1)[0]?.suite);
+  assert.deepEqual(new Set(firsts.slice(0, 3)), new Set(['mail', 'shop', 'wiki']));
+  assert.deepEqual(firsts.slice(3), firsts.slice(0, 3));
+});
