@@ -2,6 +2,22 @@
 // families selected by `difficulties` / `families`, with errors naming the option.
 import { TaskError, TaskErrorCode } from './errors.js';
 
+/** Options every suite generator takes. Same options (and data seed) → same tasks, in order. */
+export interface SuiteGenerateOptions {
+  /** Chooses which tasks are drawn and in what order. Integer. */
+  seed: number;
+  /** Number of tasks (integer >= 0), at most the distinct tasks of the selected families. */
+  n: number;
+  /** Origin of the sites server the tasks point at, e.g. `http://127.0.0.1:8400` (a trailing slash is ignored). */
+  baseUrl: string;
+  /** Keep only families of these difficulties (empty or absent: all). */
+  difficulties?: readonly number[] | undefined;
+  /** Keep only these families, combined with `difficulties` (empty or absent: all). */
+  families?: readonly string[] | undefined;
+  /** Seed of the site's data (catalog, flights, articles, mailboxes); must match the server's. Default 1. */
+  dataSeed?: number | undefined;
+}
+
 /**
  * `baseUrl` without trailing slashes.
  * @throws TaskError TASK_BAD_ARGUMENT (field baseUrl) when it is not an http(s) URL.

@@ -3,27 +3,12 @@
 // new site becomes usable everywhere by adding its suite to SUITES.
 import type { Task } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from './errors.js';
+import type { SuiteGenerateOptions } from './suite-options.js';
 import { DEFAULT_CATALOG_SEED } from './shop-catalog.js';
 import { generateShopTasks, SHOP_FAMILIES, SHOP_SITE, SHOP_SUITE, shopCheckKind, type ShopFamilyName } from './shop-tasks.js';
 import { generateTravelTasks, TRAVEL_FAMILIES, TRAVEL_SITE, TRAVEL_SUITE } from './travel/index.js';
 import { MAIL_SUITE_DEF } from './mail/mail-tasks.js';
 import { WIKI_SUITE_DEF } from './wiki/wiki-tasks.js';
-
-/** Options every suite generator takes. Same options (and data seed) → same tasks, in order. */
-export interface SuiteGenerateOptions {
-  /** Chooses which tasks are drawn and in what order. */
-  seed: number;
-  /** Number of tasks (integer >= 0). */
-  n: number;
-  /** Origin of the sites server the tasks point at, e.g. `http://127.0.0.1:8400`. */
-  baseUrl: string;
-  /** Keep only families of these difficulties (empty or absent: all). */
-  difficulties?: readonly number[] | undefined;
-  /** Keep only these families (empty or absent: all). */
-  families?: readonly string[] | undefined;
-  /** Seed of the site's data (catalog, flights, articles, mailboxes); must match the server's. */
-  dataSeed?: number | undefined;
-}
 
 /** What a suite tells about one of its families (for listings, docs and curricula). */
 export interface SuiteFamilyInfo {

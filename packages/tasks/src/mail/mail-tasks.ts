@@ -2,7 +2,7 @@
 // data seed, its family and an index into the family's targets (what its id `mail/<family>/<nnnn>`
 // encodes); the task seed only chooses which tasks are drawn and in what order. `difficulty` is
 // the number of policy steps of the intended shortest solution (see MAIL_FAMILIES[].route).
-import { normalizeBaseUrl, selectFamilies } from '../suite-options.js';
+import { normalizeBaseUrl, selectFamilies, type SuiteGenerateOptions } from '../suite-options.js';
 import { mulberry32 } from '@owrl/core';
 import { make, TaskSchema, type Task, type Verifier, VerifierSchema } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
@@ -139,20 +139,8 @@ const NATURAL_LABEL: Partial<Record<MailKind, MailLabel>> = {
   intro: 'Team', personal: 'Personal',
 };
 
-export interface GenerateMailTasksOptions {
-  /** Task seed: which tasks are drawn and their order. Integer. */
-  seed: number;
-  /** Number of tasks (≥ 0); at most the number of distinct tasks of the selected families. */
-  n: number;
-  /** Origin of the sites server, e.g. `http://127.0.0.1:8400` (a trailing slash is ignored). */
-  baseUrl: string;
-  /** Keep only families with these difficulties; all when absent or empty. */
-  difficulties?: readonly number[] | undefined;
-  /** Keep only these families (combined with `difficulties`). */
-  families?: readonly string[] | undefined;
-  /** Seed of the mailbox the site serves; must equal the server's. Default {@link DEFAULT_MAIL_DATA_SEED}. */
-  dataSeed?: number | undefined;
-}
+/** Options of the generator (data seed default 1 = DEFAULT_DATA_SEED). */
+export type GenerateMailTasksOptions = SuiteGenerateOptions;
 
 /** One drawable task of a family (what an index selects). */
 interface Target {

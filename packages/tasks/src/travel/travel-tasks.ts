@@ -2,7 +2,7 @@
 // tasks fully determined by the data seed (routes, days, flights, travellers), and a task id
 // `travel/<family>/<nnnn>` is an index into that pool; the task seed only chooses which tasks are
 // drawn and in what order. `difficulty` is the number of policy steps of the intended route.
-import { normalizeBaseUrl, selectFamilies } from '../suite-options.js';
+import { normalizeBaseUrl, selectFamilies, type SuiteGenerateOptions } from '../suite-options.js';
 import { fnv1a, mulberry32 } from '@owrl/core';
 import { make, TaskSchema, VerifierSchema, type Task, type Verifier } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
@@ -135,18 +135,8 @@ function metadataFor(family: TravelFamily, p: TravelParams, seed: number, dataSe
   return m;
 }
 
-export interface GenerateTravelTasksOptions {
-  /** Task seed: which tasks are drawn and their order. Integer. */
-  seed: number;
-  /** Number of tasks (≥ 0), at most the distinct tasks of the selected families. */
-  n: number;
-  /** Origin of the sites server, e.g. `http://127.0.0.1:8400`. */
-  baseUrl: string;
-  difficulties?: readonly number[] | undefined;
-  families?: readonly string[] | undefined;
-  /** Data seed of the sites server. Default 1 (DEFAULT_DATA_SEED). */
-  dataSeed?: number | undefined;
-}
+/** Options of the generator (data seed default 1 = DEFAULT_DATA_SEED). */
+export type GenerateTravelTasksOptions = SuiteGenerateOptions;
 
 /** Families selected by the options, in {@link TRAVEL_FAMILIES} order. */
 function selectTravelFamilies(opts: Pick<GenerateTravelTasksOptions, 'difficulties' | 'families'>): TravelFamily[] {

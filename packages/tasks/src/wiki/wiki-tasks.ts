@@ -2,7 +2,7 @@
 // seed, its family and an index into the family's enumerated tasks (what its id
 // `wiki/<family>/<nnnn>` encodes); the task seed only chooses which tasks are drawn and in what
 // order. Families and routes are in wiki-families.ts.
-import { normalizeBaseUrl, selectFamilies } from '../suite-options.js';
+import { normalizeBaseUrl, selectFamilies, type SuiteGenerateOptions } from '../suite-options.js';
 import { mulberry32 } from '@owrl/core';
 import { make, TaskSchema, VerifierSchema, type Task, type Verifier } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
@@ -38,20 +38,8 @@ export const WIKI_VERIFY_PATH = '/__owrl/verify/wiki';
 /** Timeline rows deep_fact asks about (the last ones, farthest down the page). */
 export const DEEP_FACT_ROWS = 3;
 
-export interface GenerateWikiTasksOptions {
-  /** Task seed: which tasks are drawn and their order. Integer. */
-  seed: number;
-  /** Number of tasks (≥ 0), at most the distinct tasks of the selected families. */
-  n: number;
-  /** Origin of the sites server, e.g. `http://127.0.0.1:8400` (a trailing slash is ignored). */
-  baseUrl: string;
-  /** Keep only families with these difficulties; all when absent or empty. */
-  difficulties?: readonly number[] | undefined;
-  /** Keep only these families (combined with `difficulties`). */
-  families?: readonly string[] | undefined;
-  /** Seed of the articles the site serves; must equal the server's. Default 1. */
-  dataSeed?: number | undefined;
-}
+/** Options of the generator (data seed default 1 = DEFAULT_DATA_SEED). */
+export type GenerateWikiTasksOptions = SuiteGenerateOptions;
 
 /** A task before it gets its origin and id. */
 interface Draft {
