@@ -8,3 +8,4 @@ export * from './errors.js';
 export * from './rng.js';
 export * from './env.js';
 export * from './logger.js';
+export * from './signals.js';

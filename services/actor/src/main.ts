@@ -1,26 +1,14 @@
 // Actor process: Chromium pool + policy holder + JetStream consumer, with metrics and heartbeats.
 import { BrowserPool } from '@owrl/browser-env';
 import { connectBus, ensureTopology, ActorRegistry, WeightsPointer } from '@owrl/bus';
+import { takeShutdownSignals } from '@owrl/core';
 import { createLogger, createRegistry, startMetricsServer } from '@owrl/telemetry';
 import { Actor } from './actor.js';
 import { loadActorConfig } from './config.js';
 import { PolicyHolder } from './policy-holder.js';
 
 async function main(): Promise<void> {
-  // Signals are taken from the first moment: one that arrives while starting up is honoured as
-  // soon as there is something to shut down (no half-started process killed outright).
-  let onSignal: ((signal: string) => Promise<void>) | undefined;
-  let pending: string | undefined;
-  const signalled = (signal: string): void => {
-    if (onSignal) void onSignal(signal);
-    else pending ??= signal;
-  };
-  process.on('SIGTERM', () => signalled('SIGTERM'));
-  process.on('SIGINT', () => signalled('SIGINT'));
-  const ready = (fn: (signal: string) => Promise<void>): void => {
-    onSignal = fn;
-    if (pending !== undefined) void fn(pending);
-  };
+  const signals = takeShutdownSignals();
   const config = loadActorConfig();
   const logger = createLogger('actor', { bindings: { actor: config.actorId } });
   const metrics = createRegistry('actor');
@@ -60,7 +48,7 @@ async function main(): Promise<void> {
     await bus.close();
     process.exit(0);
   };
-  ready(shutdown);
+  signals.ready(shutdown);
 }
 
 main().catch((e: unknown) => {

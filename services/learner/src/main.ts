@@ -1,6 +1,7 @@
 // Learner process: wires config, NATS, the artifact server, gRPC, metrics and the training loop.
 import path from 'node:path';
 import { connectBus, ensureTopology, WeightsPointer, Blacklist } from '@owrl/bus';
+import { takeShutdownSignals } from '@owrl/core';
 import { DEFAULT_DIM, initialModel } from '@owrl/policy';
 import { Adam, GrpoTrainer } from '@owrl/rl';
 import { createLogger, createRegistry, startMetricsServer } from '@owrl/telemetry';
@@ -15,20 +16,7 @@ import { TaskScheduler } from './scheduler.js';
 import { loadTasks } from './task-source.js';
 
 async function main(): Promise<void> {
-  // Signals are taken from the first moment: one that arrives while starting up is honoured as
-  // soon as there is something to shut down (no half-started process killed outright).
-  let onSignal: ((signal: string) => Promise<void>) | undefined;
-  let pending: string | undefined;
-  const signalled = (signal: string): void => {
-    if (onSignal) void onSignal(signal);
-    else pending ??= signal;
-  };
-  process.on('SIGTERM', () => signalled('SIGTERM'));
-  process.on('SIGINT', () => signalled('SIGINT'));
-  const ready = (fn: (signal: string) => Promise<void>): void => {
-    onSignal = fn;
-    if (pending !== undefined) void fn(pending);
-  };
+  const signals = takeShutdownSignals();
   const config = loadLearnerConfig();
   const logger = createLogger('learner', { bindings: { run: config.runId } });
   const registry = createRegistry('learner');
@@ -87,7 +75,7 @@ async function main(): Promise<void> {
     await bus.close();
     process.exit(0);
   };
-  ready(shutdown);
+  signals.ready(shutdown);
 
   try {
     await learner.run();
