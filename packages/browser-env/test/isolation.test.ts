@@ -47,8 +47,8 @@ const untilReady = (next?: string): Script => [
   },
 ];
 
-async function run(path: string, script: Script): Promise<{ r: EpisodeResult<string>; out: string }> {
-  const r = await pool.runEpisode({ startUrl: srv.origin + path, instruction: 'test', maxSteps: 12, finalScreenshot: false, pageExpression: OUT }, new ScriptedPolicy(script));
+async function run(path: string, script: Script, maxSteps = 12): Promise<{ r: EpisodeResult<string>; out: string }> {
+  const r = await pool.runEpisode({ startUrl: srv.origin + path, instruction: 'test', maxSteps, finalScreenshot: false, pageExpression: OUT }, new ScriptedPolicy(script));
   assert.equal(r.termination.cls, 'COMPLETED', r.termination.message);
   return { r, out: JSON.parse(r.pageEval.valueJson || '""') as string };
 }
@@ -80,11 +80,21 @@ void describe('isolation between episodes', () => {
   });
 
   void it('concurrent episodes do not see each other', async () => {
-    const [w, r] = await Promise.all([
-      run('/iso-write', untilReady()),
-      // the reader starts while the writer is running
-      new Promise<void>((res) => setTimeout(res, 300)).then(() => run('/iso-read', untilReady())),
-    ]);
+    // The reader starts once the writer's page has written everything, and the writer's episode
+    // stays open (waiting) until the reader is done: both contexts are alive at the same time.
+    let written = (): void => {};
+    const hasWritten = new Promise<void>((res) => (written = res));
+    let readerDone = false;
+    const writer: Script = [
+      (i) => {
+        if (i.observation.title !== 'ready') return step(call('wait', { seconds: 0.2 }));
+        written();
+        return readerDone ? step(call('done')) : step(call('wait', { seconds: 0.2 }));
+      },
+    ];
+    const reading = hasWritten.then(() => run('/iso-read', untilReady())).finally(() => (readerDone = true));
+    // (up to 150 waits of 0.2 s for the reader, far more than it needs even on a loaded machine)
+    const [w, r] = await Promise.all([run('/iso-write', writer, 150), reading]);
     assert.equal(w.out, 'written sw=undefined registrations=0');
     assert.deepEqual(JSON.parse(r.out), NOTHING);
   });

@@ -9,3 +9,4 @@ export * from './rng.js';
 export * from './env.js';
 export * from './logger.js';
 export * from './signals.js';
+export * from './url.js';

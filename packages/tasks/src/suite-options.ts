@@ -1,6 +1,15 @@
 // Option handling shared by every suite's task generator: the base URL tasks point at, and the
 // families selected by `difficulties` / `families`, with errors naming the option.
 import { TaskError, TaskErrorCode } from './errors.js';
+import { DEFAULT_CATALOG_SEED } from './shop-catalog.js';
+
+/** Data seed of every bundled site when none is configured (sites server and generators alike). */
+export const DEFAULT_DATA_SEED = DEFAULT_CATALOG_SEED;
+
+/** Path of a bundled site's site-state verifier, relative to the sites origin. */
+export function siteVerifyPath(site: string): string {
+  return `/__owrl/verify/${site}`;
+}
 
 /** Options every suite generator takes. Same options (and data seed) → same tasks, in order. */
 export interface SuiteGenerateOptions {

@@ -4,7 +4,6 @@
 import type { Task } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from './errors.js';
 import type { SuiteGenerateOptions } from './suite-options.js';
-import { DEFAULT_CATALOG_SEED } from './shop-catalog.js';
 import { generateShopTasks, SHOP_FAMILIES, SHOP_SITE, SHOP_SUITE, shopCheckKind, type ShopFamilyName } from './shop-tasks.js';
 import { generateTravelTasks, TRAVEL_FAMILIES, TRAVEL_SITE, TRAVEL_SUITE } from './travel/index.js';
 import { MAIL_SUITE_DEF } from './mail/mail-tasks.js';
@@ -28,9 +27,6 @@ export interface SuiteDef {
   /** @throws TaskError TASK_BAD_ARGUMENT for unusable options (unknown family, bad n...). */
   generate(opts: SuiteGenerateOptions): Task[];
 }
-
-/** Data seed the sites server uses when none is configured (all sites). */
-export const DEFAULT_DATA_SEED = DEFAULT_CATALOG_SEED;
 
 export const SHOP_SUITE_DEF: SuiteDef = {
   name: SHOP_SUITE,

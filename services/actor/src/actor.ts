@@ -3,7 +3,7 @@
 // state that must survive it: a crash leaves the request un-acked, and JetStream redelivers it.
 // A request whose host is blacklisted is answered with INIT_ERROR `host_blacklisted`, unrun.
 import type { BrowserPool } from '@owrl/browser-env';
-import { mulberry32, REASON_HOST_BLACKLISTED } from '@owrl/core';
+import { hostOf, mulberry32, REASON_HOST_BLACKLISTED } from '@owrl/core';
 import {
   DiagnosticsSchema,
   make,
@@ -156,7 +156,7 @@ export class Actor {
    * blacklisted; null otherwise (also when the blacklist cannot be read: the episode then runs).
    */
   private async skipIfBlacklisted(req: RolloutRequest, started: number, log: Logger): Promise<Trajectory | null> {
-    const host = startHost(req);
+    const host = hostOf(req.task?.startUrl ?? '');
     if (!host || !this.hosts) return null;
     let entry: BlacklistEntry | null;
     try {
@@ -183,14 +183,5 @@ export class Actor {
     await this.stopWatch?.();
     if (this.heartbeat) clearInterval(this.heartbeat);
     await this.consumer?.stop();
-  }
-}
-
-/** host[:port] of the request's start URL, as the scheduler and the blacklist key it ('' when unparsable). */
-function startHost(req: RolloutRequest): string {
-  try {
-    return new URL(req.task?.startUrl ?? '').host;
-  } catch {
-    return '';
   }
 }

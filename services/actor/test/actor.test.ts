@@ -1,6 +1,5 @@
 // Actor against a real nats-server, real Chromium and onnxruntime-node: pulls rollout requests,
 // publishes trajectories before acking, and hot-swaps the policy when the weights pointer moves.
-import { workQueueLeft } from './work-queue.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -13,16 +12,16 @@ import {
   taskSubject,
   WeightsPointer,
   type Bus,
-  STREAM_TRAJ,
 } from '@owrl/bus';
 import { silentLogger } from '@owrl/core';
 import { exportOnnx, initialModel, POLICY_KIND } from '@owrl/policy';
-import { decode, make, PolicyArtifactSchema, RolloutRequestSchema, TaskSchema, TrajectorySchema, terminationClassName, type Trajectory } from '@owrl/proto';
+import { make, PolicyArtifactSchema, RolloutRequestSchema, TaskSchema, terminationClassName } from '@owrl/proto';
 import { createRegistry } from '@owrl/telemetry';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { Actor } from '../src/actor.js';
 import type { ActorConfig } from '../src/config.js';
 import { PolicyHolder } from '../src/policy-holder.js';
+import { collectTrajectories, workQueueLeft } from './bus-helpers.js';
 
 let nats: NatsServer;
 let bus: Bus;
@@ -70,24 +69,6 @@ function publishArtifact(version: number, bias: number): ReturnType<typeof make<
   });
 }
 
-/** Awaits the first `n` trajectories of a run as they are published (ordered consumer, no polling). */
-async function collect(runId: string, n: number, timeoutMs = 60_000): Promise<Trajectory[]> {
-  const consumer = await bus.js.consumers.get(STREAM_TRAJ, { filter_subjects: `owrl.traj.${runId}` });
-  const messages = await consumer.consume({ expires: 1000 });
-  const timer = setTimeout(() => void messages.close(), timeoutMs);
-  const out: Trajectory[] = [];
-  try {
-    for await (const m of messages) {
-      out.push(decode(TrajectorySchema, m.data));
-      if (out.length >= n) break;
-    }
-  } finally {
-    clearTimeout(timer);
-    await messages.close();
-  }
-  return out;
-}
-
 function request(runId: string, sample: number, minPolicyVersion: number) {
   const id = `${runId}/0/0/${sample}/0`;
   return make(RolloutRequestSchema, {
@@ -123,7 +104,7 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
   try {
     await actor.start();
     for (let s = 0; s < 3; s++) await bus.publish(taskSubject('runa'), RolloutRequestSchema, request('runa', s, 0), { msgId: `runa/0/0/${s}/0` });
-    const first = await collect('runa', 3);
+    const first = await collectTrajectories(bus, 'runa', 3);
     assert.deepEqual(first.map((t) => t.trajectoryId).sort(), ['runa/0/0/0/0', 'runa/0/0/1/0', 'runa/0/0/2/0']);
     for (const t of first) {
       assert.equal(t.policyVersion, 0n);
@@ -144,7 +125,7 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
     // Then a good v1: requests that need v1 wait for the swap and run with it.
     await weights.put(publishArtifact(1, 0.25));
     for (let s = 0; s < 2; s++) await bus.publish(taskSubject('runb'), RolloutRequestSchema, request('runb', s, 1), { msgId: `runb/0/0/${s}/0` });
-    const second = await collect('runb', 2);
+    const second = await collectTrajectories(bus, 'runb', 2);
     assert.equal(second.length, 2);
     assert.ok(second.every((t) => t.policyVersion === 1n), second.map((t) => t.policyVersion).join(','));
     assert.equal(policies.version, 1);

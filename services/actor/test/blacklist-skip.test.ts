@@ -1,18 +1,18 @@
 // The actor's blacklist skip against a real nats-server: a request whose start host is in KV
 // owrl_blacklist is answered with INIT_ERROR `host_blacklisted` and acked without a browser or a
 // policy; an expired entry does not block (that request goes the normal way).
-import { workQueueLeft } from './work-queue.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BrowserPool } from '@owrl/browser-env';
-import { ActorRegistry, Blacklist, connectBus, ensureTopology, STREAM_TRAJ, taskSubject, WeightsPointer, type Bus } from '@owrl/bus';
+import { ActorRegistry, Blacklist, connectBus, ensureTopology, taskSubject, WeightsPointer, type Bus } from '@owrl/bus';
 import { silentLogger } from '@owrl/core';
-import { decode, make, RolloutRequestSchema, TaskSchema, TrajectorySchema, terminationClassName, type Trajectory } from '@owrl/proto';
+import { make, RolloutRequestSchema, TaskSchema, terminationClassName } from '@owrl/proto';
 import { createRegistry } from '@owrl/telemetry';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { Actor } from '../src/actor.js';
 import type { ActorConfig } from '../src/config.js';
 import { PolicyHolder } from '../src/policy-holder.js';
+import { collectTrajectories, workQueueLeft } from './bus-helpers.js';
 
 let nats: NatsServer;
 let bus: Bus;
@@ -27,24 +27,6 @@ after(async () => {
   await bus?.close();
   await nats?.dispose();
 });
-
-/** Awaits the first `n` trajectories of a run as they are published. */
-async function collect(runId: string, n: number, timeoutMs = 20_000): Promise<Trajectory[]> {
-  const consumer = await bus.js.consumers.get(STREAM_TRAJ, { filter_subjects: `owrl.traj.${runId}` });
-  const messages = await consumer.consume({ expires: 1000 });
-  const timer = setTimeout(() => void messages.close(), timeoutMs);
-  const out: Trajectory[] = [];
-  try {
-    for await (const m of messages) {
-      out.push(decode(TrajectorySchema, m.data));
-      if (out.length >= n) break;
-    }
-  } finally {
-    clearTimeout(timer);
-    await messages.close();
-  }
-  return out;
-}
 
 void test('a blacklisted host is answered with INIT_ERROR host_blacklisted without a browser; an expired entry does not block', { timeout: 60_000 }, async () => {
   const now = Date.now();
@@ -76,7 +58,7 @@ void test('a blacklisted host is answered with INIT_ERROR host_blacklisted witho
       const req = make(RolloutRequestSchema, { runId: 'skiprun', trajectoryId: id, sample: s, maxSteps: 3, task: make(TaskSchema, { id: `t${s}`, startUrl: url, instruction: 'x', difficulty: 1 }) });
       await bus.publish(taskSubject('skiprun'), RolloutRequestSchema, req, { msgId: id });
     }
-    const byId = new Map((await collect('skiprun', 3)).map((t) => [t.trajectoryId, t]));
+    const byId = new Map((await collectTrajectories(bus, 'skiprun', 3, 20_000)).map((t) => [t.trajectoryId, t]));
     for (const s of [0, 1]) {
       const t = byId.get(`skiprun/0/0/${s}/0`);
       assert.ok(t, `trajectory of sample ${s}`);

@@ -7,6 +7,7 @@ import {
   type JsonValue,
   TrajectorySchema,
   VerdictSource,
+  verdictSourceName,
   type ScoredTrajectory,
   type Trajectory,
   type Verdict,
@@ -51,16 +52,12 @@ export class JudgeRecordError extends Error {
   }
 }
 
-function sourceName(s: VerdictSource): string {
-  return (VerdictSource[s] ?? `SOURCE_${s}`).toLowerCase();
-}
-
 function verdictRecord(v: Verdict | undefined): VerdictRecord | null {
   if (v === undefined) return null;
   return {
     success: v.success,
     reward: v.reward,
-    source: sourceName(v.source),
+    source: verdictSourceName(v.source),
     judge_version: v.judgeVersion,
     p_success: v.source === VerdictSource.MODEL ? v.pSuccess : null,
     detail: v.detail,
@@ -91,7 +88,7 @@ export function recordFromScored(s: ScoredTrajectory, opts: { trustModel?: boole
       start_url: task?.startUrl ?? '',
     },
     label: labelled ? v.success : null,
-    label_source: labelled ? sourceName(v.source) : 'none',
+    label_source: labelled ? verdictSourceName(v.source) : 'none',
     verdict: verdictRecord(v),
     shadow: verdictRecord(s.shadow),
     excluded_reason: s.excludedReason,

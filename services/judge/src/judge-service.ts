@@ -28,7 +28,7 @@ import {
   type VerdictProvider,
   type Verifiers,
 } from '@owrl/judge-core';
-import { ScoredTrajectorySchema, TrajectorySchema, VerdictSource, clone, type ScoredTrajectory, type Trajectory } from '@owrl/proto';
+import { ScoredTrajectorySchema, TrajectorySchema, clone, verdictSourceName, type ScoredTrajectory, type Trajectory } from '@owrl/proto';
 import { Registry, silentLogger, type Logger } from '@owrl/telemetry';
 import { createJudgeMetrics, type JudgeMetrics } from './judge-metrics.js';
 
@@ -70,14 +70,6 @@ export interface JudgeStats {
   /** Shadow mode: the model against the verifiers since start. */
   shadow: Confusion;
 }
-
-const SOURCE_LABEL: Record<VerdictSource, string> = {
-  [VerdictSource.UNSPECIFIED]: 'unspecified',
-  [VerdictSource.FORMAT]: 'format',
-  [VerdictSource.RULE]: 'rule',
-  [VerdictSource.VERIFIER]: 'verifier',
-  [VerdictSource.MODEL]: 'model',
-};
 
 export class JudgeService {
   readonly #bus: Bus;
@@ -189,7 +181,7 @@ export class JudgeService {
         this.#count(outcome);
         log.info(
           outcome.kind === 'scored'
-            ? { reward: outcome.verdict.reward, source: SOURCE_LABEL[outcome.verdict.source], deliveries: d.deliveryCount }
+            ? { reward: outcome.verdict.reward, source: verdictSourceName(outcome.verdict.source), deliveries: d.deliveryCount }
             : { excluded: outcome.reason, detail: outcome.detail ?? '', deliveries: d.deliveryCount },
           'trajectory judged',
         );
@@ -285,7 +277,7 @@ export class JudgeService {
       return;
     }
     const v = outcome.verdict;
-    this.#metrics.trajectories.inc({ outcome: v.success ? 'success' : 'failure', source: SOURCE_LABEL[v.source] });
+    this.#metrics.trajectories.inc({ outcome: v.success ? 'success' : 'failure', source: verdictSourceName(v.source) });
     if (outcome.shadowUnavailable !== undefined) this.#metrics.shadowUnavailable.inc({ reason: outcome.shadowUnavailable });
     if (outcome.shadow !== undefined) {
       const label = (b: boolean): string => (b ? 'success' : 'failure');

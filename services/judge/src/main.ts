@@ -2,13 +2,14 @@
 // topology, serves /metrics and /healthz when OWRL_METRICS_PORT is set, runs the JudgeService,
 // and shuts down gracefully on SIGTERM/SIGINT (stop pulling, finish in-flight, drain, exit).
 import { connectBus, ensureTopology } from '@owrl/bus';
-import { ConfigError } from '@owrl/core';
+import { ConfigError, takeShutdownSignals } from '@owrl/core';
 import { createLogger, createRegistry, startMetricsServer, type MetricsServer } from '@owrl/telemetry';
 import { OnnxJudge, modelVerdictSource } from '@owrl/judge-model';
 import { readConfig, type JudgeConfig } from './config.js';
 import { JudgeService } from './judge-service.js';
 
 async function main(): Promise<void> {
+  const signals = takeShutdownSignals();
   const log = createLogger('judge');
   let cfg: JudgeConfig;
   try {
@@ -64,9 +65,7 @@ async function main(): Promise<void> {
       await metrics?.close();
       log.info({ ...service.stats }, 'judge stopped');
     })());
-  // Handlers first: a SIGTERM right after startup must still shut down cleanly.
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  signals.ready(shutdown);
   await service.start();
 
   // Consumption also ends when the connection closes for good: shut down the rest then.

@@ -2,7 +2,7 @@
 // their scored trajectories, re-dispatches infrastructure failures, applies dynamic sampling
 // (drop all-0/all-1 groups, refill up to a cap), runs the clipped GRPO update, publishes the new
 // policy (artifact + sha256 + KV pointer), checkpoints, and only then acks the scored messages.
-import { mulberry32, fnv1a, REASON_HOST_BLACKLISTED } from '@owrl/core';
+import { mulberry32, fnv1a, hostOf, REASON_HOST_BLACKLISTED } from '@owrl/core';
 import {
   make,
   PolicyArtifactSchema,
@@ -33,7 +33,7 @@ import { HostGuard } from './host-guard.js';
 import type { LearnerMetrics } from './metrics.js';
 import { RoundLedger, type GroupState } from './round-ledger.js';
 import type { RunStateStore } from './run-state-store.js';
-import { hostOf, type TaskScheduler } from './scheduler.js';
+import type { TaskScheduler } from './scheduler.js';
 import type { LearnerControl } from './grpc-server.js';
 
 export interface LearnerDeps {

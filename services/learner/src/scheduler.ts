@@ -2,7 +2,7 @@
 // taking the suites of a mixed pool in turn (so every site gets its share of groups), favouring
 // tasks whose recent success rate is strictly between 0 and 1 (they give signal), and admitting
 // harder tasks as the easy ones are mastered (difficulty curriculum).
-import { mulberry32, type Rng } from '@owrl/core';
+import { hostOf, mulberry32, type Rng } from '@owrl/core';
 import type { Task } from '@owrl/proto';
 
 export interface SchedulerOptions {
@@ -113,13 +113,5 @@ export class TaskScheduler {
     }
     this.turn = (this.turn + n) % Math.max(1, suites.length);
     return chosen;
-  }
-}
-
-export function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '';
   }
 }

@@ -27,13 +27,13 @@ import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { ArtifactServer } from '../src/artifact-server.js';
 import { CheckpointStore } from '../src/checkpoint.js';
 import { loadLearnerConfig } from '../src/config.js';
-import { REASON_HOST_BLACKLISTED as HOST_BLACKLISTED } from '@owrl/core';
+import { hostOf, REASON_HOST_BLACKLISTED as HOST_BLACKLISTED } from '@owrl/core';
 import { HostGuard } from '../src/host-guard.js';
 import { Learner } from '../src/learner.js';
 import { createLearnerMetrics } from '../src/metrics.js';
 import { RoundLedger } from '../src/round-ledger.js';
 import { RunStateStore } from '../src/run-state-store.js';
-import { hostOf, TaskScheduler } from '../src/scheduler.js';
+import { TaskScheduler } from '../src/scheduler.js';
 
 let nats: NatsServer;
 let bus: Bus;

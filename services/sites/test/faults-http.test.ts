@@ -113,11 +113,13 @@ void test('hang never answers: the client times out, and closing the server ends
   const hung = await failure('/shop/?owrl_fault=hang', { signal: AbortSignal.timeout(400) });
   assert.equal(hung.name, 'TimeoutError');
   const s2 = await startSitesServer({ port: 0 });
-  const pending = fetch(`${s2.url}/shop/?owrl_fault=hang`).then(
+  s2.faults.add({ match: { path: '/shop/' }, fault: { kind: 'hang' } });
+  const pending = fetch(`${s2.url}/shop/`).then(
     () => 'answered',
     () => 'closed',
   );
-  await new Promise((r) => setTimeout(r, 200));
+  // Close only once the server holds the request hung (the rule has fired), not after a guess.
+  while (s2.faults.list()[0]?.applied !== 1) await new Promise((r) => setTimeout(r, 10));
   const t = performance.now();
   await s2.close();
   assert.equal(await pending, 'closed');

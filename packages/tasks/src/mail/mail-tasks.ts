@@ -2,11 +2,11 @@
 // data seed, its family and an index into the family's targets (what its id `mail/<family>/<nnnn>`
 // encodes); the task seed only chooses which tasks are drawn and in what order. `difficulty` is
 // the number of policy steps of the intended shortest solution (see MAIL_FAMILIES[].route).
-import { normalizeBaseUrl, selectFamilies, type SuiteGenerateOptions } from '../suite-options.js';
+import { DEFAULT_DATA_SEED, normalizeBaseUrl, selectFamilies, siteVerifyPath, type SuiteGenerateOptions } from '../suite-options.js';
 import { mulberry32 } from '@owrl/core';
 import { make, TaskSchema, type Task, type Verifier, VerifierSchema } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
-import { DEFAULT_CATALOG_SEED, shuffled } from '../shop-catalog.js';
+import { shuffled } from '../shop-catalog.js';
 import type { SuiteDef } from '../suites.js';
 import {
   buildMailData,
@@ -25,9 +25,7 @@ import { mailSpecJson, type MailSpec } from './mail-verify.js';
 export const MAIL_SUITE = 'mail';
 export const MAIL_SITE = 'mail';
 /** Path of the mail site-state verifier, relative to the site origin. */
-export const MAIL_VERIFY_PATH = '/__owrl/verify/mail';
-/** Data seed the sites server uses when none is configured (the same for every site). */
-export const DEFAULT_MAIL_DATA_SEED = DEFAULT_CATALOG_SEED;
+export const MAIL_VERIFY_PATH = siteVerifyPath(MAIL_SITE);
 
 export type MailFamilyName =
   | 'inbox_date'
@@ -139,7 +137,7 @@ const NATURAL_LABEL: Partial<Record<MailKind, MailLabel>> = {
   intro: 'Team', personal: 'Personal',
 };
 
-/** Options of the generator (data seed default 1 = DEFAULT_DATA_SEED). */
+/** Options of the generator (dataSeed defaults to DEFAULT_DATA_SEED). */
 export type GenerateMailTasksOptions = SuiteGenerateOptions;
 
 /** One drawable task of a family (what an index selects). */
@@ -480,7 +478,7 @@ export function generateMailTasks(opts: GenerateMailTasksOptions): Task[] {
   const { seed, n } = opts;
   if (!Number.isInteger(seed)) throw new TaskError(TaskErrorCode.BadArgument, `seed ${String(seed)} must be an integer`, { field: 'seed' });
   if (!Number.isInteger(n) || n < 0) throw new TaskError(TaskErrorCode.BadArgument, `n ${String(n)} must be a non-negative integer`, { field: 'n' });
-  const dataSeed = opts.dataSeed ?? DEFAULT_MAIL_DATA_SEED;
+  const dataSeed = opts.dataSeed ?? DEFAULT_DATA_SEED;
   if (!Number.isInteger(dataSeed)) throw new TaskError(TaskErrorCode.BadArgument, `dataSeed ${String(dataSeed)} must be an integer`, { field: 'dataSeed' });
   const base = normalizeBaseUrl(opts.baseUrl);
   const families = selectMailFamilies(opts);

@@ -2,11 +2,11 @@
 // tasks fully determined by the data seed (routes, days, flights, travellers), and a task id
 // `travel/<family>/<nnnn>` is an index into that pool; the task seed only chooses which tasks are
 // drawn and in what order. `difficulty` is the number of policy steps of the intended route.
-import { normalizeBaseUrl, selectFamilies, type SuiteGenerateOptions } from '../suite-options.js';
+import { DEFAULT_DATA_SEED, normalizeBaseUrl, selectFamilies, siteVerifyPath, type SuiteGenerateOptions } from '../suite-options.js';
 import { fnv1a, mulberry32 } from '@owrl/core';
 import { make, TaskSchema, VerifierSchema, type Task, type Verifier } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
-import { DEFAULT_CATALOG_SEED, shuffled } from '../shop-catalog.js';
+import { shuffled } from '../shop-catalog.js';
 import { presetBookings, travelSpecJson, type TravelSpec } from './travel-booking.js';
 import { calendarDayName } from './travel-dates.js';
 import { buildTravelData, CABIN_LABELS, formatFare, type Cabin, type TravelData } from './travel-data.js';
@@ -16,7 +16,7 @@ import { TRAVEL_SORT_LABELS } from './travel-search.js';
 export const TRAVEL_SUITE = 'travel';
 export const TRAVEL_SITE = 'travel';
 /** Path of the travel site's site-state verifier, relative to the sites origin. */
-export const TRAVEL_VERIFY_PATH = '/__owrl/verify/travel';
+export const TRAVEL_VERIFY_PATH = siteVerifyPath(TRAVEL_SITE);
 
 function instructionFor(family: TravelFamilyName, p: TravelParams): string {
   const num = p.flight?.service.number ?? '';
@@ -135,7 +135,7 @@ function metadataFor(family: TravelFamily, p: TravelParams, seed: number, dataSe
   return m;
 }
 
-/** Options of the generator (data seed default 1 = DEFAULT_DATA_SEED). */
+/** Options of the generator (dataSeed defaults to DEFAULT_DATA_SEED). */
 export type GenerateTravelTasksOptions = SuiteGenerateOptions;
 
 /** Families selected by the options, in {@link TRAVEL_FAMILIES} order. */
@@ -197,7 +197,7 @@ export function generateTravelTasks(opts: GenerateTravelTasksOptions): Task[] {
   const { seed, n } = opts;
   if (!Number.isInteger(seed)) throw new TaskError(TaskErrorCode.BadArgument, `seed ${String(seed)} must be an integer`, { field: 'seed' });
   if (!Number.isInteger(n) || n < 0) throw new TaskError(TaskErrorCode.BadArgument, `n ${String(n)} must be a non-negative integer`, { field: 'n' });
-  const dataSeed = opts.dataSeed ?? DEFAULT_CATALOG_SEED;
+  const dataSeed = opts.dataSeed ?? DEFAULT_DATA_SEED;
   if (!Number.isInteger(dataSeed)) throw new TaskError(TaskErrorCode.BadArgument, `dataSeed ${String(dataSeed)} must be an integer`, { field: 'dataSeed' });
   const base = normalizeBaseUrl(opts.baseUrl);
   const families = selectTravelFamilies(opts);

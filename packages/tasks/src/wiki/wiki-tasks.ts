@@ -2,11 +2,11 @@
 // seed, its family and an index into the family's enumerated tasks (what its id
 // `wiki/<family>/<nnnn>` encodes); the task seed only chooses which tasks are drawn and in what
 // order. Families and routes are in wiki-families.ts.
-import { normalizeBaseUrl, selectFamilies, type SuiteGenerateOptions } from '../suite-options.js';
+import { DEFAULT_DATA_SEED, normalizeBaseUrl, selectFamilies, siteVerifyPath, type SuiteGenerateOptions } from '../suite-options.js';
 import { mulberry32 } from '@owrl/core';
 import { make, TaskSchema, VerifierSchema, type Task, type Verifier } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
-import { DEFAULT_CATALOG_SEED, shuffled } from '../shop-catalog.js';
+import { shuffled } from '../shop-catalog.js';
 import { buildWiki, formatNumber, wikiFact, wikiNumber, type WikiArticle, type WikiData, type WikiFactKey } from './wiki-data.js';
 import {
   ANSWER_FACTS,
@@ -34,11 +34,11 @@ import { WIKI_KINDS, type WikiKind } from './wiki-world.js';
 export const WIKI_SUITE = 'wiki';
 export const WIKI_SITE = 'wiki';
 /** Path of the wiki's site-state verifier, relative to the site origin. */
-export const WIKI_VERIFY_PATH = '/__owrl/verify/wiki';
+export const WIKI_VERIFY_PATH = siteVerifyPath(WIKI_SITE);
 /** Timeline rows deep_fact asks about (the last ones, farthest down the page). */
 export const DEEP_FACT_ROWS = 3;
 
-/** Options of the generator (data seed default 1 = DEFAULT_DATA_SEED). */
+/** Options of the generator (dataSeed defaults to DEFAULT_DATA_SEED). */
 export type GenerateWikiTasksOptions = SuiteGenerateOptions;
 
 /** A task before it gets its origin and id. */
@@ -351,7 +351,7 @@ export function buildWikiTask(data: WikiData, family: WikiFamily, index: number,
 }
 
 /** Number of distinct tasks of each family for a data seed. */
-export function wikiFamilySizes(dataSeed: number = DEFAULT_CATALOG_SEED): Record<WikiFamilyName, number> {
+export function wikiFamilySizes(dataSeed: number = DEFAULT_DATA_SEED): Record<WikiFamilyName, number> {
   const data = buildWiki(dataSeed);
   const out = {} as Record<WikiFamilyName, number>;
   for (const f of WIKI_FAMILIES) out[f.name] = familyDrafts(f.name, data).length;
@@ -371,7 +371,7 @@ export function generateWikiTasks(opts: GenerateWikiTasksOptions): Task[] {
   if (!Number.isInteger(n) || n < 0) throw new TaskError(TaskErrorCode.BadArgument, `n ${String(n)} must be a non-negative integer`, { field: 'n' });
   const base = normalizeBaseUrl(opts.baseUrl);
   const families = selectWikiFamilies(opts);
-  const data = buildWiki(opts.dataSeed ?? DEFAULT_CATALOG_SEED);
+  const data = buildWiki(opts.dataSeed ?? DEFAULT_DATA_SEED);
   const pools = families.map((f) => ({ family: f, drafts: familyDrafts(f.name, data) }));
   const available = pools.reduce((s, p) => s + p.drafts.length, 0);
   if (n > available) {
