@@ -159,9 +159,11 @@ void describe('dead-letter queue', () => {
     const dl = await nextDeadLetter();
     await until(() => mover.moved === 1, 5000, 'mover count');
     await mover.stop();
-    // Seen as [1, 2, 3] normally and as [1, 1, 3] or [1, 1, 2] when a redelivery raced a pull
-    // expiry: never more than max_deliver, never going back, at least two deliveries.
-    assert.ok(deliveries.length >= 2 && deliveries.every((d, i) => d <= 3 && (i === 0 || d >= (deliveries[i - 1] ?? 0))), JSON.stringify(deliveries));
+    // Seen as [1, 2, 3] normally, and as [1, 1, 3], [1, 1, 2] or even [1, 3, 1] under load: the
+    // counter nats-server 2.9 hands the client can repeat or go back when a redelivery races a pull
+    // expiry, so only its range is checked here; the authoritative count (3 = max_deliver) is the
+    // dead letter's header below.
+    assert.ok(deliveries.length >= 2 && deliveries.every((d) => d >= 1 && d <= 3), JSON.stringify(deliveries));
     assert.deepEqual(
       [dl.header.get(DlqHeader.Reason), dl.header.get(DlqHeader.Seq), dl.header.get(DlqHeader.Deliveries), dl.header.get(DlqHeader.MsgId)],
       [DlqReason.MaxDeliveries, String(pub.seq), '3', r.trajectoryId],
