@@ -7,6 +7,7 @@ export * from './gen/owrl/v1/scored_pb.js';
 export * from './gen/owrl/v1/policy_pb.js';
 export * from './gen/owrl/v1/run_state_pb.js';
 export * from './gen/owrl/v1/learner_pb.js';
+export * from './gen/owrl/v1/trainer_pb.js';
 export * as health from './gen/grpc/health/v1/health_pb.js';
 export { create, clone, equals, toJson, fromJson, toBinary, fromBinary } from '@bufbuild/protobuf';
 export type { MessageShape, MessageInitShape, DescMessage, JsonValue } from '@bufbuild/protobuf';

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file owrl/v1/learner.proto.
  */
 export const file_owrl_v1_learner: GenFile = /*@__PURE__*/
-  fileDesc("ChVvd3JsL3YxL2xlYXJuZXIucHJvdG8SB293cmwudjEiFAoSR2V0UnVuU3RhdGVSZXF1ZXN0IjEKD1dhdGNoUnVuUmVxdWVzdBIeChZzaW5jZV9yZXNvdXJjZV92ZXJzaW9uGAEgASgEIlQKCFJ1bkV2ZW50EhgKEHJlc291cmNlX3ZlcnNpb24YASABKAQSIAoFc3RhdGUYAiABKAsyES5vd3JsLnYxLlJ1blN0YXRlEgwKBGtpbmQYAyABKAkiIgoRTGlzdEdyb3Vwc1JlcXVlc3QSDQoFcm91bmQYASABKAQimQEKCUdyb3VwSW5mbxINCgVyb3VuZBgBIAEoBBINCgVncm91cBgCIAEoDRIPCgd0YXNrX2lkGAMgASgJEg8KB3Jld2FyZHMYBCADKAESEgoKYWR2YW50YWdlcxgFIAMoARIMCgRmYXRlGAYgASgJEhYKDnRyYWplY3RvcnlfaWRzGAcgAygJEhIKCmRpZmZpY3VsdHkYCCABKA0iOAoSTGlzdEdyb3Vwc1Jlc3BvbnNlEiIKBmdyb3VwcxgBIAMoCzISLm93cmwudjEuR3JvdXBJbmZvIi0KFEdldFRyYWplY3RvcnlSZXF1ZXN0EhUKDXRyYWplY3RvcnlfaWQYASABKAkiIQoPUGF1c2VSdW5SZXF1ZXN0Eg4KBnJlYXNvbhgBIAEoCSISChBSZXN1bWVSdW5SZXF1ZXN0MokDCgdMZWFybmVyEj0KC0dldFJ1blN0YXRlEhsub3dybC52MS5HZXRSdW5TdGF0ZVJlcXVlc3QaES5vd3JsLnYxLlJ1blN0YXRlEjkKCFdhdGNoUnVuEhgub3dybC52MS5XYXRjaFJ1blJlcXVlc3QaES5vd3JsLnYxLlJ1bkV2ZW50MAESRQoKTGlzdEdyb3VwcxIaLm93cmwudjEuTGlzdEdyb3Vwc1JlcXVlc3QaGy5vd3JsLnYxLkxpc3RHcm91cHNSZXNwb25zZRJJCg1HZXRUcmFqZWN0b3J5Eh0ub3dybC52MS5HZXRUcmFqZWN0b3J5UmVxdWVzdBoZLm93cmwudjEuU2NvcmVkVHJhamVjdG9yeRI3CghQYXVzZVJ1bhIYLm93cmwudjEuUGF1c2VSdW5SZXF1ZXN0GhEub3dybC52MS5SdW5TdGF0ZRI5CglSZXN1bWVSdW4SGS5vd3JsLnYxLlJlc3VtZVJ1blJlcXVlc3QaES5vd3JsLnYxLlJ1blN0YXRlYgZwcm90bzM", [file_owrl_v1_run_state, file_owrl_v1_scored]);
+  fileDesc("ChVvd3JsL3YxL2xlYXJuZXIucHJvdG8SB293cmwudjEiFAoSR2V0UnVuU3RhdGVSZXF1ZXN0IjEKD1dhdGNoUnVuUmVxdWVzdBIeChZzaW5jZV9yZXNvdXJjZV92ZXJzaW9uGAEgASgEIlQKCFJ1bkV2ZW50EhgKEHJlc291cmNlX3ZlcnNpb24YASABKAQSIAoFc3RhdGUYAiABKAsyES5vd3JsLnYxLlJ1blN0YXRlEgwKBGtpbmQYAyABKAkiIgoRTGlzdEdyb3Vwc1JlcXVlc3QSDQoFcm91bmQYASABKAQigwIKCUdyb3VwSW5mbxINCgVyb3VuZBgBIAEoBBINCgVncm91cBgCIAEoDRIPCgd0YXNrX2lkGAMgASgJEg8KB3Jld2FyZHMYBCADKAESEgoKYWR2YW50YWdlcxgFIAMoARIMCgRmYXRlGAYgASgJEhYKDnRyYWplY3RvcnlfaWRzGAcgAygJEhIKCmRpZmZpY3VsdHkYCCABKA0SDQoFc3VpdGUYCSABKAkSDgoGZmFtaWx5GAogASgJEhMKC2luc3RydWN0aW9uGAsgASgJEhsKE3Rlcm1pbmF0aW9uX2NsYXNzZXMYDCADKAkSFwoPcG9saWN5X3ZlcnNpb25zGA0gAygEIjgKEkxpc3RHcm91cHNSZXNwb25zZRIiCgZncm91cHMYASADKAsyEi5vd3JsLnYxLkdyb3VwSW5mbyItChRHZXRUcmFqZWN0b3J5UmVxdWVzdBIVCg10cmFqZWN0b3J5X2lkGAEgASgJIiEKD1BhdXNlUnVuUmVxdWVzdBIOCgZyZWFzb24YASABKAkiEgoQUmVzdW1lUnVuUmVxdWVzdDKJAwoHTGVhcm5lchI9CgtHZXRSdW5TdGF0ZRIbLm93cmwudjEuR2V0UnVuU3RhdGVSZXF1ZXN0GhEub3dybC52MS5SdW5TdGF0ZRI5CghXYXRjaFJ1bhIYLm93cmwudjEuV2F0Y2hSdW5SZXF1ZXN0GhEub3dybC52MS5SdW5FdmVudDABEkUKCkxpc3RHcm91cHMSGi5vd3JsLnYxLkxpc3RHcm91cHNSZXF1ZXN0Ghsub3dybC52MS5MaXN0R3JvdXBzUmVzcG9uc2USSQoNR2V0VHJhamVjdG9yeRIdLm93cmwudjEuR2V0VHJhamVjdG9yeVJlcXVlc3QaGS5vd3JsLnYxLlNjb3JlZFRyYWplY3RvcnkSNwoIUGF1c2VSdW4SGC5vd3JsLnYxLlBhdXNlUnVuUmVxdWVzdBoRLm93cmwudjEuUnVuU3RhdGUSOQoJUmVzdW1lUnVuEhkub3dybC52MS5SZXN1bWVSdW5SZXF1ZXN0GhEub3dybC52MS5SdW5TdGF0ZWIGcHJvdG8z", [file_owrl_v1_run_state, file_owrl_v1_scored]);
 
 /**
  * @generated from message owrl.v1.GetRunStateRequest
@@ -141,6 +141,35 @@ export type GroupInfo = Message<"owrl.v1.GroupInfo"> & {
    * @generated from field: uint32 difficulty = 8;
    */
   difficulty: number;
+
+  /**
+   * @generated from field: string suite = 9;
+   */
+  suite: string;
+
+  /**
+   * @generated from field: string family = 10;
+   */
+  family: string;
+
+  /**
+   * @generated from field: string instruction = 11;
+   */
+  instruction: string;
+
+  /**
+   * Termination class name per sample ("" while in flight).
+   *
+   * @generated from field: repeated string termination_classes = 12;
+   */
+  terminationClasses: string[];
+
+  /**
+   * Policy version each sample was produced with.
+   *
+   * @generated from field: repeated uint64 policy_versions = 13;
+   */
+  policyVersions: bigint[];
 };
 
 /**

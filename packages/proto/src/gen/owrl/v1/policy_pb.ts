@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file owrl/v1/policy.proto.
  */
 export const file_owrl_v1_policy: GenFile = /*@__PURE__*/
-  fileDesc("ChRvd3JsL3YxL3BvbGljeS5wcm90bxIHb3dybC52MSKvAQoOUG9saWN5QXJ0aWZhY3QSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SDwoHdmVyc2lvbhgCIAEoBBILCgN1cmkYAyABKAkSDgoGc2hhMjU2GAQgASgJEg0KBWJ5dGVzGAUgASgEEgwKBGtpbmQYBiABKAkSDgoGcnVuX2lkGAcgASgJEhUKDWNyZWF0ZWRfYXRfbXMYCCABKAQSEwoLdGVtcGVyYXR1cmUYCSABKAFiBnByb3RvMw");
+  fileDesc("ChRvd3JsL3YxL3BvbGljeS5wcm90bxIHb3dybC52MSLXAQoOUG9saWN5QXJ0aWZhY3QSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SDwoHdmVyc2lvbhgCIAEoBBILCgN1cmkYAyABKAkSDgoGc2hhMjU2GAQgASgJEg0KBWJ5dGVzGAUgASgEEgwKBGtpbmQYBiABKAkSDgoGcnVuX2lkGAcgASgJEhUKDWNyZWF0ZWRfYXRfbXMYCCABKAQSEwoLdGVtcGVyYXR1cmUYCSABKAESEgoKc2VydmVfbmFtZRgKIAEoCRISCgpiYXNlX21vZGVsGAsgASgJYgZwcm90bzM");
 
 /**
  * Value of KV owrl_weights/latest.
@@ -72,6 +72,21 @@ export type PolicyArtifact = Message<"owrl.v1.PolicyArtifact"> & {
    * @generated from field: double temperature = 9;
    */
   temperature: number;
+
+  /**
+   * Name a serving engine serves this version under (e.g. the LoRA adapter name "owrl-v12");
+   * actors of a language-model policy send it as the request's `model`. Empty for the built-in policy.
+   *
+   * @generated from field: string serve_name = 10;
+   */
+  serveName: string;
+
+  /**
+   * Base model the adapter applies to (kind "lora-adapter"), e.g. "Qwen/Qwen3-VL-4B-Instruct".
+   *
+   * @generated from field: string base_model = 11;
+   */
+  baseModel: string;
 };
 
 /**

@@ -6,13 +6,15 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { EpochStat, TrainerInfo } from "./trainer_pb.js";
+import { file_owrl_v1_trainer } from "./trainer_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file owrl/v1/run_state.proto.
  */
 export const file_owrl_v1_run_state: GenFile = /*@__PURE__*/
-  fileDesc("Chdvd3JsL3YxL3J1bl9zdGF0ZS5wcm90bxIHb3dybC52MSK7AgoLUnVuQ291bnRlcnMSEgoKZGlzcGF0Y2hlZBgBIAEoBBIUCgxyZWRpc3BhdGNoZWQYAiABKAQSFwoPc2NvcmVkX2luZ2VzdGVkGAMgASgEEhEKCXRyYWluYWJsZRgEIAEoBBIQCghleGNsdWRlZBgFIAEoBBIaChJkdXBsaWNhdGVzX2Ryb3BwZWQYBiABKAQSEQoJaW5fZmxpZ2h0GAcgASgEEhMKC2dyb3Vwc19rZXB0GAggASgEEh8KF2dyb3Vwc19kcm9wcGVkX2FsbF96ZXJvGAkgASgEEh4KFmdyb3Vwc19kcm9wcGVkX2FsbF9vbmUYCiABKAQSGAoQZ3JvdXBzX2FiYW5kb25lZBgLIAEoBBIPCgd1cGRhdGVzGAwgASgEEhQKDGxhdGVfZHJvcHBlZBgNIAEoBCJJCg5EaWZmaWN1bHR5U3RhdBISCgpkaWZmaWN1bHR5GAEgASgNEhAKCGVwaXNvZGVzGAIgASgNEhEKCXN1Y2Nlc3NlcxgDIAEoDSI/CglTdWl0ZVN0YXQSDQoFc3VpdGUYASABKAkSEAoIZXBpc29kZXMYAiABKA0SEQoJc3VjY2Vzc2VzGAMgASgNItQECgxSb3VuZFN1bW1hcnkSDQoFcm91bmQYASABKAQSFgoOcG9saWN5X3ZlcnNpb24YAiABKAQSEQoJbWF4X3N0ZXBzGAMgASgNEhAKCGVwaXNvZGVzGAQgASgNEhEKCXN1Y2Nlc3NlcxgFIAEoDRIUCgxzdWNjZXNzX3JhdGUYBiABKAESEwoLZ3JvdXBzX2tlcHQYByABKA0SHwoXZ3JvdXBzX2Ryb3BwZWRfYWxsX3plcm8YCCABKA0SHgoWZ3JvdXBzX2Ryb3BwZWRfYWxsX29uZRgJIAEoDRI9Cgx0ZXJtaW5hdGlvbnMYCiADKAsyJy5vd3JsLnYxLlJvdW5kU3VtbWFyeS5UZXJtaW5hdGlvbnNFbnRyeRI1CghleGNsdWRlZBgLIAMoCzIjLm93cmwudjEuUm91bmRTdW1tYXJ5LkV4Y2x1ZGVkRW50cnkSLgoNYnlfZGlmZmljdWx0eRgMIAMoCzIXLm93cmwudjEuRGlmZmljdWx0eVN0YXQSDAoEbG9zcxgNIAEoARIVCg1jbGlwX2ZyYWN0aW9uGA4gASgBEg4KBndhbGxfcxgPIAEoARISCgptZWFuX3N0ZXBzGBAgASgBEiQKCGJ5X3N1aXRlGBEgAygLMhIub3dybC52MS5TdWl0ZVN0YXQaMwoRVGVybWluYXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgNOgI4ARovCg1FeGNsdWRlZEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEipgEKEEp1ZGdlQ2FsaWJyYXRpb24SCQoBbhgBIAEoBBIKCgJ0cBgCIAEoBBIKCgJmcBgDIAEoBBIKCgJmbhgEIAEoBBIKCgJ0bhgFIAEoBBIRCglhZ3JlZW1lbnQYBiABKAESEQoJcHJlY2lzaW9uGAcgASgBEg4KBnJlY2FsbBgIIAEoARIKCgJmMRgJIAEoARIVCg1qdWRnZV92ZXJzaW9uGAogASgJIsUECghSdW5TdGF0ZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIOCgZydW5faWQYAiABKAkSIAoFcGhhc2UYAyABKA4yES5vd3JsLnYxLlJ1blBoYXNlEg0KBXJvdW5kGAQgASgEEhQKDHJvdW5kc190b3RhbBgFIAEoBBIWCg5wb2xpY3lfdmVyc2lvbhgGIAEoBBImCghjb3VudGVycxgHIAEoCzIULm93cmwudjEuUnVuQ291bnRlcnMSJQoGcm91bmRzGAggAygLMhUub3dybC52MS5Sb3VuZFN1bW1hcnkSOQoMdGVybWluYXRpb25zGAkgAygLMiMub3dybC52MS5SdW5TdGF0ZS5UZXJtaW5hdGlvbnNFbnRyeRIxCghleGNsdWRlZBgKIAMoCzIfLm93cmwudjEuUnVuU3RhdGUuRXhjbHVkZWRFbnRyeRIVCg1zdGFydGVkX2F0X21zGAsgASgEEhUKDXVwZGF0ZWRfYXRfbXMYDCABKAQSGAoQcmVzb3VyY2VfdmVyc2lvbhgNIAEoBBIPCgdtZXNzYWdlGA4gASgJEgwKBG1vZGUYDyABKAkSKAoFanVkZ2UYECABKAsyGS5vd3JsLnYxLkp1ZGdlQ2FsaWJyYXRpb24aMwoRVGVybWluYXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgEOgI4ARovCg1FeGNsdWRlZEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEqmAEKCFJ1blBoYXNlEhkKFVJVTl9QSEFTRV9VTlNQRUNJRklFRBAAEhYKElJVTl9QSEFTRV9TVEFSVElORxABEhUKEVJVTl9QSEFTRV9SVU5OSU5HEAISFAoQUlVOX1BIQVNFX1BBVVNFRBADEhYKElJVTl9QSEFTRV9GSU5JU0hFRBAEEhQKEFJVTl9QSEFTRV9GQUlMRUQQBWIGcHJvdG8z");
+  fileDesc("Chdvd3JsL3YxL3J1bl9zdGF0ZS5wcm90bxIHb3dybC52MSLnAgoLUnVuQ291bnRlcnMSEgoKZGlzcGF0Y2hlZBgBIAEoBBIUCgxyZWRpc3BhdGNoZWQYAiABKAQSFwoPc2NvcmVkX2luZ2VzdGVkGAMgASgEEhEKCXRyYWluYWJsZRgEIAEoBBIQCghleGNsdWRlZBgFIAEoBBIaChJkdXBsaWNhdGVzX2Ryb3BwZWQYBiABKAQSEQoJaW5fZmxpZ2h0GAcgASgEEhMKC2dyb3Vwc19rZXB0GAggASgEEh8KF2dyb3Vwc19kcm9wcGVkX2FsbF96ZXJvGAkgASgEEh4KFmdyb3Vwc19kcm9wcGVkX2FsbF9vbmUYCiABKAQSGAoQZ3JvdXBzX2FiYW5kb25lZBgLIAEoBBIPCgd1cGRhdGVzGAwgASgEEhQKDGxhdGVfZHJvcHBlZBgNIAEoBBIVCg1zdGFsZV9kcm9wcGVkGA4gASgEEhMKC2hhbmRlZF9iYWNrGA8gASgEIkkKDkRpZmZpY3VsdHlTdGF0EhIKCmRpZmZpY3VsdHkYASABKA0SEAoIZXBpc29kZXMYAiABKA0SEQoJc3VjY2Vzc2VzGAMgASgNIj8KCVN1aXRlU3RhdBINCgVzdWl0ZRgBIAEoCRIQCghlcGlzb2RlcxgCIAEoDRIRCglzdWNjZXNzZXMYAyABKA0ikQYKDFJvdW5kU3VtbWFyeRINCgVyb3VuZBgBIAEoBBIWCg5wb2xpY3lfdmVyc2lvbhgCIAEoBBIRCgltYXhfc3RlcHMYAyABKA0SEAoIZXBpc29kZXMYBCABKA0SEQoJc3VjY2Vzc2VzGAUgASgNEhQKDHN1Y2Nlc3NfcmF0ZRgGIAEoARITCgtncm91cHNfa2VwdBgHIAEoDRIfChdncm91cHNfZHJvcHBlZF9hbGxfemVybxgIIAEoDRIeChZncm91cHNfZHJvcHBlZF9hbGxfb25lGAkgASgNEj0KDHRlcm1pbmF0aW9ucxgKIAMoCzInLm93cmwudjEuUm91bmRTdW1tYXJ5LlRlcm1pbmF0aW9uc0VudHJ5EjUKCGV4Y2x1ZGVkGAsgAygLMiMub3dybC52MS5Sb3VuZFN1bW1hcnkuRXhjbHVkZWRFbnRyeRIuCg1ieV9kaWZmaWN1bHR5GAwgAygLMhcub3dybC52MS5EaWZmaWN1bHR5U3RhdBIMCgRsb3NzGA0gASgBEhUKDWNsaXBfZnJhY3Rpb24YDiABKAESDgoGd2FsbF9zGA8gASgBEhIKCm1lYW5fc3RlcHMYECABKAESJAoIYnlfc3VpdGUYESADKAsyEi5vd3JsLnYxLlN1aXRlU3RhdBIYChBncm91cHNfYWJhbmRvbmVkGBIgASgNEiIKBmVwb2NocxgTIAMoCzISLm93cmwudjEuRXBvY2hTdGF0EiYKCWJ5X2ZhbWlseRgUIAMoCzITLm93cmwudjEuRmFtaWx5U3RhdBIYChBzdGFsZW5lc3NfY291bnRzGBUgAygNEhAKCHVwZGF0ZV9zGBYgASgBEhEKCXB1Ymxpc2hfcxgXIAEoARIWCg5maW5pc2hlZF9hdF9tcxgYIAEoBBozChFUZXJtaW5hdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBGi8KDUV4Y2x1ZGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgNOgI4ASJQCgpGYW1pbHlTdGF0Eg0KBXN1aXRlGAEgASgJEg4KBmZhbWlseRgCIAEoCRIQCghlcGlzb2RlcxgDIAEoDRIRCglzdWNjZXNzZXMYBCABKA0iYQoNU3RhbGVuZXNzU3RhdBIVCg1tYXhfc3RhbGVuZXNzGAEgASgNEg4KBmNvdW50cxgCIAMoBBILCgNwNTAYAyABKAESCwoDcDk5GAQgASgBEg8KB2Ryb3BwZWQYBSABKAQijgEKCUFjdG9ySW5mbxIQCghhY3Rvcl9pZBgBIAEoCRINCgVzbG90cxgCIAEoDRIMCgRidXN5GAMgASgNEhYKDnBvbGljeV92ZXJzaW9uGAQgASgEEhEKCXJzc19ieXRlcxgFIAEoBBIQCghlcGlzb2RlcxgGIAEoBBIVCg11cGRhdGVkX2F0X21zGAcgASgEIlEKDUJsYWNrbGlzdEluZm8SDAoEaG9zdBgBIAEoCRIOCgZyZWFzb24YAiABKAkSEAoIZmFpbHVyZXMYAyABKA0SEAoIdW50aWxfbXMYBCABKAQipgEKEEp1ZGdlQ2FsaWJyYXRpb24SCQoBbhgBIAEoBBIKCgJ0cBgCIAEoBBIKCgJmcBgDIAEoBBIKCgJmbhgEIAEoBBIKCgJ0bhgFIAEoBBIRCglhZ3JlZW1lbnQYBiABKAESEQoJcHJlY2lzaW9uGAcgASgBEg4KBnJlY2FsbBgIIAEoARIKCgJmMRgJIAEoARIVCg1qdWRnZV92ZXJzaW9uGAogASgJIpEGCghSdW5TdGF0ZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIOCgZydW5faWQYAiABKAkSIAoFcGhhc2UYAyABKA4yES5vd3JsLnYxLlJ1blBoYXNlEg0KBXJvdW5kGAQgASgEEhQKDHJvdW5kc190b3RhbBgFIAEoBBIWCg5wb2xpY3lfdmVyc2lvbhgGIAEoBBImCghjb3VudGVycxgHIAEoCzIULm93cmwudjEuUnVuQ291bnRlcnMSJQoGcm91bmRzGAggAygLMhUub3dybC52MS5Sb3VuZFN1bW1hcnkSOQoMdGVybWluYXRpb25zGAkgAygLMiMub3dybC52MS5SdW5TdGF0ZS5UZXJtaW5hdGlvbnNFbnRyeRIxCghleGNsdWRlZBgKIAMoCzIfLm93cmwudjEuUnVuU3RhdGUuRXhjbHVkZWRFbnRyeRIVCg1zdGFydGVkX2F0X21zGAsgASgEEhUKDXVwZGF0ZWRfYXRfbXMYDCABKAQSGAoQcmVzb3VyY2VfdmVyc2lvbhgNIAEoBBIPCgdtZXNzYWdlGA4gASgJEgwKBG1vZGUYDyABKAkSKAoFanVkZ2UYECABKAsyGS5vd3JsLnYxLkp1ZGdlQ2FsaWJyYXRpb24SFAoMZmFpbHVyZV9jb2RlGBEgASgJEikKCXN0YWxlbmVzcxgSIAEoCzIWLm93cmwudjEuU3RhbGVuZXNzU3RhdBIiCgZhY3RvcnMYEyADKAsyEi5vd3JsLnYxLkFjdG9ySW5mbxIpCglibGFja2xpc3QYFCADKAsyFi5vd3JsLnYxLkJsYWNrbGlzdEluZm8SEwoLaW5jYXJuYXRpb24YFSABKA0SJQoHdHJhaW5lchgWIAEoCzIULm93cmwudjEuVHJhaW5lckluZm8aMwoRVGVybWluYXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgEOgI4ARovCg1FeGNsdWRlZEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEqmAEKCFJ1blBoYXNlEhkKFVJVTl9QSEFTRV9VTlNQRUNJRklFRBAAEhYKElJVTl9QSEFTRV9TVEFSVElORxABEhUKEVJVTl9QSEFTRV9SVU5OSU5HEAISFAoQUlVOX1BIQVNFX1BBVVNFRBADEhYKElJVTl9QSEFTRV9GSU5JU0hFRBAEEhQKEFJVTl9QSEFTRV9GQUlMRUQQBWIGcHJvdG8z", [file_owrl_v1_trainer]);
 
 /**
  * Every dispatched rollout is accounted for: dispatched = scored_trainable + excluded + in_flight.
@@ -84,6 +86,20 @@ export type RunCounters = Message<"owrl.v1.RunCounters"> & {
    * @generated from field: uint64 late_dropped = 13;
    */
   lateDropped: bigint;
+
+  /**
+   * Trajectories dropped because their policy version lagged more than max_staleness (async).
+   *
+   * @generated from field: uint64 stale_dropped = 14;
+   */
+  staleDropped: bigint;
+
+  /**
+   * Requests an actor handed back unrun (it could not load the policy version they require).
+   *
+   * @generated from field: uint64 handed_back = 15;
+   */
+  handedBack: bigint;
 };
 
 /**
@@ -243,6 +259,49 @@ export type RoundSummary = Message<"owrl.v1.RoundSummary"> & {
    * @generated from field: repeated owrl.v1.SuiteStat by_suite = 17;
    */
   bySuite: SuiteStat[];
+
+  /**
+   * @generated from field: uint32 groups_abandoned = 18;
+   */
+  groupsAbandoned: number;
+
+  /**
+   * Update health per PPO epoch (loss, clip fraction, approx KL, grad norm, mean ratio, lr).
+   *
+   * @generated from field: repeated owrl.v1.EpochStat epochs = 19;
+   */
+  epochs: EpochStat[];
+
+  /**
+   * Trainable episodes and successes per (suite, family).
+   *
+   * @generated from field: repeated owrl.v1.FamilyStat by_family = 20;
+   */
+  byFamily: FamilyStat[];
+
+  /**
+   * Staleness of the trained trajectories: count per lag (index = policy versions behind).
+   *
+   * @generated from field: repeated uint32 staleness_counts = 21;
+   */
+  stalenessCounts: number[];
+
+  /**
+   * Seconds spent in the update (train + checkpoint) and in publishing the new weights.
+   *
+   * @generated from field: double update_s = 22;
+   */
+  updateS: number;
+
+  /**
+   * @generated from field: double publish_s = 23;
+   */
+  publishS: number;
+
+  /**
+   * @generated from field: uint64 finished_at_ms = 24;
+   */
+  finishedAtMs: bigint;
 };
 
 /**
@@ -251,6 +310,163 @@ export type RoundSummary = Message<"owrl.v1.RoundSummary"> & {
  */
 export const RoundSummarySchema: GenMessage<RoundSummary> = /*@__PURE__*/
   messageDesc(file_owrl_v1_run_state, 3);
+
+/**
+ * @generated from message owrl.v1.FamilyStat
+ */
+export type FamilyStat = Message<"owrl.v1.FamilyStat"> & {
+  /**
+   * @generated from field: string suite = 1;
+   */
+  suite: string;
+
+  /**
+   * @generated from field: string family = 2;
+   */
+  family: string;
+
+  /**
+   * @generated from field: uint32 episodes = 3;
+   */
+  episodes: number;
+
+  /**
+   * @generated from field: uint32 successes = 4;
+   */
+  successes: number;
+};
+
+/**
+ * Describes the message owrl.v1.FamilyStat.
+ * Use `create(FamilyStatSchema)` to create a new message.
+ */
+export const FamilyStatSchema: GenMessage<FamilyStat> = /*@__PURE__*/
+  messageDesc(file_owrl_v1_run_state, 4);
+
+/**
+ * Staleness of trained trajectories (async mode): policy versions between the one a trajectory
+ * was produced with and the one it trained.
+ *
+ * @generated from message owrl.v1.StalenessStat
+ */
+export type StalenessStat = Message<"owrl.v1.StalenessStat"> & {
+  /**
+   * @generated from field: uint32 max_staleness = 1;
+   */
+  maxStaleness: number;
+
+  /**
+   * Count per lag, whole run (index = versions behind).
+   *
+   * @generated from field: repeated uint64 counts = 2;
+   */
+  counts: bigint[];
+
+  /**
+   * @generated from field: double p50 = 3;
+   */
+  p50: number;
+
+  /**
+   * @generated from field: double p99 = 4;
+   */
+  p99: number;
+
+  /**
+   * @generated from field: uint64 dropped = 5;
+   */
+  dropped: bigint;
+};
+
+/**
+ * Describes the message owrl.v1.StalenessStat.
+ * Use `create(StalenessStatSchema)` to create a new message.
+ */
+export const StalenessStatSchema: GenMessage<StalenessStat> = /*@__PURE__*/
+  messageDesc(file_owrl_v1_run_state, 5);
+
+/**
+ * A live actor (KV owrl_actors heartbeat).
+ *
+ * @generated from message owrl.v1.ActorInfo
+ */
+export type ActorInfo = Message<"owrl.v1.ActorInfo"> & {
+  /**
+   * @generated from field: string actor_id = 1;
+   */
+  actorId: string;
+
+  /**
+   * @generated from field: uint32 slots = 2;
+   */
+  slots: number;
+
+  /**
+   * @generated from field: uint32 busy = 3;
+   */
+  busy: number;
+
+  /**
+   * @generated from field: uint64 policy_version = 4;
+   */
+  policyVersion: bigint;
+
+  /**
+   * @generated from field: uint64 rss_bytes = 5;
+   */
+  rssBytes: bigint;
+
+  /**
+   * @generated from field: uint64 episodes = 6;
+   */
+  episodes: bigint;
+
+  /**
+   * @generated from field: uint64 updated_at_ms = 7;
+   */
+  updatedAtMs: bigint;
+};
+
+/**
+ * Describes the message owrl.v1.ActorInfo.
+ * Use `create(ActorInfoSchema)` to create a new message.
+ */
+export const ActorInfoSchema: GenMessage<ActorInfo> = /*@__PURE__*/
+  messageDesc(file_owrl_v1_run_state, 6);
+
+/**
+ * A KV owrl_blacklist entry.
+ *
+ * @generated from message owrl.v1.BlacklistInfo
+ */
+export type BlacklistInfo = Message<"owrl.v1.BlacklistInfo"> & {
+  /**
+   * @generated from field: string host = 1;
+   */
+  host: string;
+
+  /**
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: uint32 failures = 3;
+   */
+  failures: number;
+
+  /**
+   * @generated from field: uint64 until_ms = 4;
+   */
+  untilMs: bigint;
+};
+
+/**
+ * Describes the message owrl.v1.BlacklistInfo.
+ * Use `create(BlacklistInfoSchema)` to create a new message.
+ */
+export const BlacklistInfoSchema: GenMessage<BlacklistInfo> = /*@__PURE__*/
+  messageDesc(file_owrl_v1_run_state, 7);
 
 /**
  * Shadow mode: the judge model measured against the task verifiers on the run's trajectories
@@ -317,7 +533,7 @@ export type JudgeCalibration = Message<"owrl.v1.JudgeCalibration"> & {
  * Use `create(JudgeCalibrationSchema)` to create a new message.
  */
 export const JudgeCalibrationSchema: GenMessage<JudgeCalibration> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 4);
+  messageDesc(file_owrl_v1_run_state, 8);
 
 /**
  * @generated from message owrl.v1.RunState
@@ -410,6 +626,46 @@ export type RunState = Message<"owrl.v1.RunState"> & {
    * @generated from field: owrl.v1.JudgeCalibration judge = 16;
    */
   judge?: JudgeCalibration | undefined;
+
+  /**
+   * Stable code of the failure when phase is FAILED (e.g. "bus_unavailable", "trainer_failed").
+   *
+   * @generated from field: string failure_code = 17;
+   */
+  failureCode: string;
+
+  /**
+   * @generated from field: owrl.v1.StalenessStat staleness = 18;
+   */
+  staleness?: StalenessStat | undefined;
+
+  /**
+   * Live actors, as of the learner's last read of KV owrl_actors.
+   *
+   * @generated from field: repeated owrl.v1.ActorInfo actors = 19;
+   */
+  actors: ActorInfo[];
+
+  /**
+   * Blacklisted hosts, as of the learner's last read of KV owrl_blacklist.
+   *
+   * @generated from field: repeated owrl.v1.BlacklistInfo blacklist = 20;
+   */
+  blacklist: BlacklistInfo[];
+
+  /**
+   * Increases each time the learner of this run starts (restart after a crash or preemption).
+   *
+   * @generated from field: uint32 incarnation = 21;
+   */
+  incarnation: number;
+
+  /**
+   * The trainer the learner updates through.
+   *
+   * @generated from field: owrl.v1.TrainerInfo trainer = 22;
+   */
+  trainer?: TrainerInfo | undefined;
 };
 
 /**
@@ -417,7 +673,7 @@ export type RunState = Message<"owrl.v1.RunState"> & {
  * Use `create(RunStateSchema)` to create a new message.
  */
 export const RunStateSchema: GenMessage<RunState> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 5);
+  messageDesc(file_owrl_v1_run_state, 9);
 
 /**
  * @generated from enum owrl.v1.RunPhase

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file owrl/v1/trajectory.proto.
  */
 export const file_owrl_v1_trajectory: GenFile = /*@__PURE__*/
-  fileDesc("Chhvd3JsL3YxL3RyYWplY3RvcnkucHJvdG8SB293cmwudjEiKwoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIRCglhcmdzX2pzb24YAiABKAkimwEKBkVmZmVjdBIhCgRraW5kGAEgASgOMhMub3dybC52MS5FZmZlY3RLaW5kEgwKBGxpbmUYAiABKAkSLwoIZXZpZGVuY2UYAyADKAsyHS5vd3JsLnYxLkVmZmVjdC5FdmlkZW5jZUVudHJ5Gi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKDAQoKVG9vbFJlc3VsdBIfCgRjYWxsGAEgASgLMhEub3dybC52MS5Ub29sQ2FsbBIKCgJvaxgCIAEoCBIgCgdlZmZlY3RzGAMgAygLMg8ub3dybC52MS5FZmZlY3QSEgoKbGF0ZW5jeV9tcxgEIAEoARISCgplcnJvcl9jb2RlGAUgASgJImYKC1BvbGljeVRyYWNlEigKB3BvaW50ZXIYASABKAsyFS5vd3JsLnYxLlBvaW50ZXJUcmFjZUgAEiUKBnRva2VucxgCIAEoCzITLm93cmwudjEuVG9rZW5UcmFjZUgAQgYKBGtpbmQitQEKDFBvaW50ZXJUcmFjZRIWCg5udW1fY2FuZGlkYXRlcxgBIAEoDRIPCgdvZmZzZXRzGAIgAygNEhUKDWZlYXR1cmVfaW5kZXgYAyADKA0SFQoNZmVhdHVyZV92YWx1ZRgEIAMoAhIOCgZjaG9zZW4YBSABKA0SDwoHbG9ncHJvYhgGIAEoARITCgt0ZW1wZXJhdHVyZRgHIAEoARIYChBjYW5kaWRhdGVfbGFiZWxzGAggAygJIl8KClRva2VuVHJhY2USEQoJdG9rZW5faWRzGAEgAygNEhAKCGxvZ3Byb2JzGAIgAygCEhUKDXByb21wdF90b2tlbnMYAyABKA0SFQoNZmluaXNoX3JlYXNvbhgEIAEoCSJZCgpTdGVwVGltaW5nEhEKCXBvbGljeV9tcxgBIAEoARIRCglhY3Rpb25fbXMYAiABKAESEQoJc2V0dGxlX21zGAMgASgBEhIKCm9ic2VydmVfbXMYBCABKAEi6AEKBFN0ZXASDQoFaW5kZXgYASABKA0SEQoJcmVhc29uaW5nGAIgASgJEiQKB3Jlc3VsdHMYAyADKAsyEy5vd3JsLnYxLlRvb2xSZXN1bHQSEgoKdXJsX2JlZm9yZRgEIAEoCRIRCgl1cmxfYWZ0ZXIYBSABKAkSIwoFdHJhY2UYBiABKAsyFC5vd3JsLnYxLlBvbGljeVRyYWNlEiMKBnRpbWluZxgHIAEoCzITLm93cmwudjEuU3RlcFRpbWluZxISCgpyYXdfb3V0cHV0GAggASgJEhMKC3BhcnNlX2Vycm9yGAkgASgIIlgKC1Rlcm1pbmF0aW9uEigKBWNsYXNzGAEgASgOMhkub3dybC52MS5UZXJtaW5hdGlvbkNsYXNzEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIs4CCgtEaWFnbm9zdGljcxIqCg1sYXRlbmN5X3RvdGFsGAEgASgLMhMub3dybC52MS5TdGVwVGltaW5nEhoKEmNocm9taXVtX3Jzc19ieXRlcxgCIAEoBBIYChBicm93c2VyX3VwdGltZV9zGAMgASgBEhgKEGJyb3dzZXJfZXBpc29kZXMYBCABKA0SFQoNaW5pdF9hdHRlbXB0cxgFIAEoDRITCgtodHRwX3N0YXR1cxgGIAEoDRIRCglmaW5hbF91cmwYByABKAkSEgoKZXJyb3JfbmFtZRgIIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAkgASgJEhMKC2Vycm9yX3N0YWNrGAogASgJEg8KB3dhbGxfbXMYCyABKAESFwoPYWN0b3JfcnNzX2J5dGVzGAwgASgEEhoKEmNocm9taXVtX3Bzc19ieXRlcxgNIAEoBCJQCghQYWdlRXZhbBIRCglldmFsdWF0ZWQYASABKAgSDgoGdHJ1dGh5GAIgASgIEhIKCnZhbHVlX2pzb24YAyABKAkSDQoFZXJyb3IYBCABKAkiowMKClRyYWplY3RvcnkSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SFQoNdHJhamVjdG9yeV9pZBgCIAEoCRIoCgdyZXF1ZXN0GAMgASgLMhcub3dybC52MS5Sb2xsb3V0UmVxdWVzdBIQCghhY3Rvcl9pZBgEIAEoCRIWCg5wb2xpY3lfdmVyc2lvbhgFIAEoBBIcCgVzdGVwcxgGIAMoCzINLm93cmwudjEuU3RlcBIUCgxmaW5hbF9hbnN3ZXIYByABKAkSEwoLY2FsbGVkX2RvbmUYCCABKAgSKQoLdGVybWluYXRpb24YCSABKAsyFC5vd3JsLnYxLlRlcm1pbmF0aW9uEikKC2RpYWdub3N0aWNzGAogASgLMhQub3dybC52MS5EaWFnbm9zdGljcxIqCg9maW5hbF9wYWdlX2V2YWwYCyABKAsyES5vd3JsLnYxLlBhZ2VFdmFsEhgKEGZpbmFsX3NjcmVlbnNob3QYDCABKAwSFQoNc3RhcnRlZF9hdF9tcxgNIAEoBBIWCg5maW5pc2hlZF9hdF9tcxgOIAEoBCq3AgoQVGVybWluYXRpb25DbGFzcxIhCh1URVJNSU5BVElPTl9DTEFTU19VTlNQRUNJRklFRBAAEh8KG1RFUk1JTkFUSU9OX0NMQVNTX0NPTVBMRVRFRBABEisKJ1RFUk1JTkFUSU9OX0NMQVNTX1NURVBfQlVER0VUX0VYSEFVU1RFRBACEiYKIlRFUk1JTkFUSU9OX0NMQVNTX0dFTkVSQVRJT05fTElNSVQQAxIiCh5URVJNSU5BVElPTl9DTEFTU19GT1JNQVRfRVJST1IQBBIfChtURVJNSU5BVElPTl9DTEFTU19FTlZfRVJST1IQBRIjCh9URVJNSU5BVElPTl9DTEFTU19TQU5EQk9YX0VSUk9SEAYSIAocVEVSTUlOQVRJT05fQ0xBU1NfSU5JVF9FUlJPUhAHKp4DCgpFZmZlY3RLaW5kEhsKF0VGRkVDVF9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVRUZGRUNUX0tJTkRfTkFWSUdBVEVEEAESFwoTRUZGRUNUX0tJTkRfTkVXX1RBQhACEhoKFkVGRkVDVF9LSU5EX1RBQl9DTE9TRUQQAxIbChdFRkZFQ1RfS0lORF9ET01fQ0hBTkdFRBAEEhkKFUVGRkVDVF9LSU5EX1ZBTFVFX1NFVBAFEh4KGkVGRkVDVF9LSU5EX1ZBTFVFX01JU01BVENIEAYSGAoURUZGRUNUX0tJTkRfU0NST0xMRUQQBxIeChpFRkZFQ1RfS0lORF9TQ1JPTExfQkxPQ0tFRBAIEhkKFUVGRkVDVF9LSU5EX05PX0VGRkVDVBAJEhYKEkVGRkVDVF9LSU5EX0RJQUxPRxAKEhgKFEVGRkVDVF9LSU5EX0RPV05MT0FEEAsSFwoTRUZGRUNUX0tJTkRfQkxPQ0tFRBAMEhUKEUVGRkVDVF9LSU5EX0VSUk9SEA0SFAoQRUZGRUNUX0tJTkRfRE9ORRAOYgZwcm90bzM", [file_owrl_v1_rollout]);
+  fileDesc("Chhvd3JsL3YxL3RyYWplY3RvcnkucHJvdG8SB293cmwudjEiKwoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIRCglhcmdzX2pzb24YAiABKAkimwEKBkVmZmVjdBIhCgRraW5kGAEgASgOMhMub3dybC52MS5FZmZlY3RLaW5kEgwKBGxpbmUYAiABKAkSLwoIZXZpZGVuY2UYAyADKAsyHS5vd3JsLnYxLkVmZmVjdC5FdmlkZW5jZUVudHJ5Gi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKDAQoKVG9vbFJlc3VsdBIfCgRjYWxsGAEgASgLMhEub3dybC52MS5Ub29sQ2FsbBIKCgJvaxgCIAEoCBIgCgdlZmZlY3RzGAMgAygLMg8ub3dybC52MS5FZmZlY3QSEgoKbGF0ZW5jeV9tcxgEIAEoARISCgplcnJvcl9jb2RlGAUgASgJImYKC1BvbGljeVRyYWNlEigKB3BvaW50ZXIYASABKAsyFS5vd3JsLnYxLlBvaW50ZXJUcmFjZUgAEiUKBnRva2VucxgCIAEoCzITLm93cmwudjEuVG9rZW5UcmFjZUgAQgYKBGtpbmQitQEKDFBvaW50ZXJUcmFjZRIWCg5udW1fY2FuZGlkYXRlcxgBIAEoDRIPCgdvZmZzZXRzGAIgAygNEhUKDWZlYXR1cmVfaW5kZXgYAyADKA0SFQoNZmVhdHVyZV92YWx1ZRgEIAMoAhIOCgZjaG9zZW4YBSABKA0SDwoHbG9ncHJvYhgGIAEoARITCgt0ZW1wZXJhdHVyZRgHIAEoARIYChBjYW5kaWRhdGVfbGFiZWxzGAggAygJIlYKCEltYWdlUmVmEg4KBnNoYTI1NhgBIAEoCRIMCgRtaW1lGAIgASgJEg0KBXdpZHRoGAMgASgNEg4KBmhlaWdodBgEIAEoDRINCgVieXRlcxgFIAEoBCLSAQoKVG9rZW5UcmFjZRIRCgl0b2tlbl9pZHMYASADKA0SEAoIbG9ncHJvYnMYAiADKAISFQoNcHJvbXB0X3Rva2VucxgDIAEoDRIVCg1maW5pc2hfcmVhc29uGAQgASgJEhgKEHByb21wdF90b2tlbl9pZHMYBSADKA0SEQoJbG9zc19tYXNrGAYgAygNEg0KBW1vZGVsGAcgASgJEiEKBmltYWdlcxgIIAMoCzIRLm93cmwudjEuSW1hZ2VSZWYSEgoKaW5jb21wbGV0ZRgJIAEoCCJZCgpTdGVwVGltaW5nEhEKCXBvbGljeV9tcxgBIAEoARIRCglhY3Rpb25fbXMYAiABKAESEQoJc2V0dGxlX21zGAMgASgBEhIKCm9ic2VydmVfbXMYBCABKAEijwIKBFN0ZXASDQoFaW5kZXgYASABKA0SEQoJcmVhc29uaW5nGAIgASgJEiQKB3Jlc3VsdHMYAyADKAsyEy5vd3JsLnYxLlRvb2xSZXN1bHQSEgoKdXJsX2JlZm9yZRgEIAEoCRIRCgl1cmxfYWZ0ZXIYBSABKAkSIwoFdHJhY2UYBiABKAsyFC5vd3JsLnYxLlBvbGljeVRyYWNlEiMKBnRpbWluZxgHIAEoCzITLm93cmwudjEuU3RlcFRpbWluZxISCgpyYXdfb3V0cHV0GAggASgJEhMKC3BhcnNlX2Vycm9yGAkgASgIEiUKCnNjcmVlbnNob3QYCiABKAsyES5vd3JsLnYxLkltYWdlUmVmIlgKC1Rlcm1pbmF0aW9uEigKBWNsYXNzGAEgASgOMhkub3dybC52MS5UZXJtaW5hdGlvbkNsYXNzEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIs4CCgtEaWFnbm9zdGljcxIqCg1sYXRlbmN5X3RvdGFsGAEgASgLMhMub3dybC52MS5TdGVwVGltaW5nEhoKEmNocm9taXVtX3Jzc19ieXRlcxgCIAEoBBIYChBicm93c2VyX3VwdGltZV9zGAMgASgBEhgKEGJyb3dzZXJfZXBpc29kZXMYBCABKA0SFQoNaW5pdF9hdHRlbXB0cxgFIAEoDRITCgtodHRwX3N0YXR1cxgGIAEoDRIRCglmaW5hbF91cmwYByABKAkSEgoKZXJyb3JfbmFtZRgIIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAkgASgJEhMKC2Vycm9yX3N0YWNrGAogASgJEg8KB3dhbGxfbXMYCyABKAESFwoPYWN0b3JfcnNzX2J5dGVzGAwgASgEEhoKEmNocm9taXVtX3Bzc19ieXRlcxgNIAEoBCJQCghQYWdlRXZhbBIRCglldmFsdWF0ZWQYASABKAgSDgoGdHJ1dGh5GAIgASgIEhIKCnZhbHVlX2pzb24YAyABKAkSDQoFZXJyb3IYBCABKAki5QMKClRyYWplY3RvcnkSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SFQoNdHJhamVjdG9yeV9pZBgCIAEoCRIoCgdyZXF1ZXN0GAMgASgLMhcub3dybC52MS5Sb2xsb3V0UmVxdWVzdBIQCghhY3Rvcl9pZBgEIAEoCRIWCg5wb2xpY3lfdmVyc2lvbhgFIAEoBBIcCgVzdGVwcxgGIAMoCzINLm93cmwudjEuU3RlcBIUCgxmaW5hbF9hbnN3ZXIYByABKAkSEwoLY2FsbGVkX2RvbmUYCCABKAgSKQoLdGVybWluYXRpb24YCSABKAsyFC5vd3JsLnYxLlRlcm1pbmF0aW9uEikKC2RpYWdub3N0aWNzGAogASgLMhQub3dybC52MS5EaWFnbm9zdGljcxIqCg9maW5hbF9wYWdlX2V2YWwYCyABKAsyES5vd3JsLnYxLlBhZ2VFdmFsEhgKEGZpbmFsX3NjcmVlbnNob3QYDCABKAwSFQoNc3RhcnRlZF9hdF9tcxgNIAEoBBIWCg5maW5pc2hlZF9hdF9tcxgOIAEoBBIPCgd0cmltbWVkGA8gAygJEi8KFGZpbmFsX3NjcmVlbnNob3RfcmVmGBAgASgLMhEub3dybC52MS5JbWFnZVJlZiq3AgoQVGVybWluYXRpb25DbGFzcxIhCh1URVJNSU5BVElPTl9DTEFTU19VTlNQRUNJRklFRBAAEh8KG1RFUk1JTkFUSU9OX0NMQVNTX0NPTVBMRVRFRBABEisKJ1RFUk1JTkFUSU9OX0NMQVNTX1NURVBfQlVER0VUX0VYSEFVU1RFRBACEiYKIlRFUk1JTkFUSU9OX0NMQVNTX0dFTkVSQVRJT05fTElNSVQQAxIiCh5URVJNSU5BVElPTl9DTEFTU19GT1JNQVRfRVJST1IQBBIfChtURVJNSU5BVElPTl9DTEFTU19FTlZfRVJST1IQBRIjCh9URVJNSU5BVElPTl9DTEFTU19TQU5EQk9YX0VSUk9SEAYSIAocVEVSTUlOQVRJT05fQ0xBU1NfSU5JVF9FUlJPUhAHKp4DCgpFZmZlY3RLaW5kEhsKF0VGRkVDVF9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVRUZGRUNUX0tJTkRfTkFWSUdBVEVEEAESFwoTRUZGRUNUX0tJTkRfTkVXX1RBQhACEhoKFkVGRkVDVF9LSU5EX1RBQl9DTE9TRUQQAxIbChdFRkZFQ1RfS0lORF9ET01fQ0hBTkdFRBAEEhkKFUVGRkVDVF9LSU5EX1ZBTFVFX1NFVBAFEh4KGkVGRkVDVF9LSU5EX1ZBTFVFX01JU01BVENIEAYSGAoURUZGRUNUX0tJTkRfU0NST0xMRUQQBxIeChpFRkZFQ1RfS0lORF9TQ1JPTExfQkxPQ0tFRBAIEhkKFUVGRkVDVF9LSU5EX05PX0VGRkVDVBAJEhYKEkVGRkVDVF9LSU5EX0RJQUxPRxAKEhgKFEVGRkVDVF9LSU5EX0RPV05MT0FEEAsSFwoTRUZGRUNUX0tJTkRfQkxPQ0tFRBAMEhUKEUVGRkVDVF9LSU5EX0VSUk9SEA0SFAoQRUZGRUNUX0tJTkRfRE9ORRAOYgZwcm90bzM", [file_owrl_v1_rollout]);
 
 /**
  * One call of one of the atomic tools (click, write, press_keys, scroll, ...).
@@ -204,30 +204,117 @@ export const PointerTraceSchema: GenMessage<PointerTrace> = /*@__PURE__*/
   messageDesc(file_owrl_v1_trajectory, 4);
 
 /**
- * Language-model policy: generated token ids and their log-probabilities.
+ * A picture kept apart from the messages that mention it: content-addressed (sha256 of the
+ * bytes) in the screenshot store (JetStream stream OWRL_SHOTS, subject owrl.shots.<sha256>).
+ *
+ * @generated from message owrl.v1.ImageRef
+ */
+export type ImageRef = Message<"owrl.v1.ImageRef"> & {
+  /**
+   * Lowercase hex sha256 of the image bytes: the key in the store.
+   *
+   * @generated from field: string sha256 = 1;
+   */
+  sha256: string;
+
+  /**
+   * "image/jpeg" or "image/png".
+   *
+   * @generated from field: string mime = 2;
+   */
+  mime: string;
+
+  /**
+   * @generated from field: uint32 width = 3;
+   */
+  width: number;
+
+  /**
+   * @generated from field: uint32 height = 4;
+   */
+  height: number;
+
+  /**
+   * @generated from field: uint64 bytes = 5;
+   */
+  bytes: bigint;
+};
+
+/**
+ * Describes the message owrl.v1.ImageRef.
+ * Use `create(ImageRefSchema)` to create a new message.
+ */
+export const ImageRefSchema: GenMessage<ImageRef> = /*@__PURE__*/
+  messageDesc(file_owrl_v1_trajectory, 5);
+
+/**
+ * Language-model policy: the tokens of one step (one model call) and their log-probabilities.
  *
  * @generated from message owrl.v1.TokenTrace
  */
 export type TokenTrace = Message<"owrl.v1.TokenTrace"> & {
   /**
+   * Completion token ids (what the model generated).
+   *
    * @generated from field: repeated uint32 token_ids = 1;
    */
   tokenIds: number[];
 
   /**
+   * Behaviour log-probabilities of token_ids, recorded at rollout time.
+   *
    * @generated from field: repeated float logprobs = 2;
    */
   logprobs: number[];
 
   /**
+   * Number of prompt tokens (also when prompt_token_ids is empty).
+   *
    * @generated from field: uint32 prompt_tokens = 3;
    */
   promptTokens: number;
 
   /**
+   * "stop", "length", "tool_calls", ... as the server reported it.
+   *
    * @generated from field: string finish_reason = 4;
    */
   finishReason: string;
+
+  /**
+   * Prompt token ids, when the server returns them (vLLM return_token_ids, SGLang input_ids).
+   *
+   * @generated from field: repeated uint32 prompt_token_ids = 5;
+   */
+  promptTokenIds: number[];
+
+  /**
+   * Per completion token: 1 = trained on, 0 = masked out (e.g. tokens after a cut-off). Empty = all 1.
+   *
+   * @generated from field: repeated uint32 loss_mask = 6;
+   */
+  lossMask: number[];
+
+  /**
+   * Model name the request named (a served adapter name carries the policy version).
+   *
+   * @generated from field: string model = 7;
+   */
+  model: string;
+
+  /**
+   * Images of the prompt in order (the latest K screenshots), referenced, not copied.
+   *
+   * @generated from field: repeated owrl.v1.ImageRef images = 8;
+   */
+  images: ImageRef[];
+
+  /**
+   * True when the server returned no token ids or log-probs: the step cannot be trained token-level.
+   *
+   * @generated from field: bool incomplete = 9;
+   */
+  incomplete: boolean;
 };
 
 /**
@@ -235,7 +322,7 @@ export type TokenTrace = Message<"owrl.v1.TokenTrace"> & {
  * Use `create(TokenTraceSchema)` to create a new message.
  */
 export const TokenTraceSchema: GenMessage<TokenTrace> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 5);
+  messageDesc(file_owrl_v1_trajectory, 6);
 
 /**
  * @generated from message owrl.v1.StepTiming
@@ -267,7 +354,7 @@ export type StepTiming = Message<"owrl.v1.StepTiming"> & {
  * Use `create(StepTimingSchema)` to create a new message.
  */
 export const StepTimingSchema: GenMessage<StepTiming> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 6);
+  messageDesc(file_owrl_v1_trajectory, 7);
 
 /**
  * @generated from message owrl.v1.Step
@@ -321,6 +408,13 @@ export type Step = Message<"owrl.v1.Step"> & {
    * @generated from field: bool parse_error = 9;
    */
   parseError: boolean;
+
+  /**
+   * The screenshot the policy saw at this step (or taken for inspection), in the screenshot store.
+   *
+   * @generated from field: owrl.v1.ImageRef screenshot = 10;
+   */
+  screenshot?: ImageRef | undefined;
 };
 
 /**
@@ -328,7 +422,7 @@ export type Step = Message<"owrl.v1.Step"> & {
  * Use `create(StepSchema)` to create a new message.
  */
 export const StepSchema: GenMessage<Step> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 7);
+  messageDesc(file_owrl_v1_trajectory, 8);
 
 /**
  * @generated from message owrl.v1.Termination
@@ -358,7 +452,7 @@ export type Termination = Message<"owrl.v1.Termination"> & {
  * Use `create(TerminationSchema)` to create a new message.
  */
 export const TerminationSchema: GenMessage<Termination> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 8);
+  messageDesc(file_owrl_v1_trajectory, 9);
 
 /**
  * @generated from message owrl.v1.Diagnostics
@@ -440,7 +534,7 @@ export type Diagnostics = Message<"owrl.v1.Diagnostics"> & {
  * Use `create(DiagnosticsSchema)` to create a new message.
  */
 export const DiagnosticsSchema: GenMessage<Diagnostics> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 9);
+  messageDesc(file_owrl_v1_trajectory, 10);
 
 /**
  * Result of the verifier's page expression, evaluated in the final page by the actor.
@@ -474,7 +568,7 @@ export type PageEval = Message<"owrl.v1.PageEval"> & {
  * Use `create(PageEvalSchema)` to create a new message.
  */
 export const PageEvalSchema: GenMessage<PageEval> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 10);
+  messageDesc(file_owrl_v1_trajectory, 11);
 
 /**
  * @generated from message owrl.v1.Trajectory
@@ -555,6 +649,21 @@ export type Trajectory = Message<"owrl.v1.Trajectory"> & {
    * @generated from field: uint64 finished_at_ms = 14;
    */
   finishedAtMs: bigint;
+
+  /**
+   * What was left out to keep the message under the bus payload limit (e.g.
+   * "final_screenshot", "candidate_labels"), so a reader knows it is not the whole record.
+   *
+   * @generated from field: repeated string trimmed = 15;
+   */
+  trimmed: string[];
+
+  /**
+   * The final page's screenshot in the screenshot store (final_screenshot may then be empty).
+   *
+   * @generated from field: owrl.v1.ImageRef final_screenshot_ref = 16;
+   */
+  finalScreenshotRef?: ImageRef | undefined;
 };
 
 /**
@@ -562,7 +671,7 @@ export type Trajectory = Message<"owrl.v1.Trajectory"> & {
  * Use `create(TrajectorySchema)` to create a new message.
  */
 export const TrajectorySchema: GenMessage<Trajectory> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 11);
+  messageDesc(file_owrl_v1_trajectory, 12);
 
 /**
  * How an episode ended. Stable enum, never free text.
