@@ -7,3 +7,4 @@ export * from './grpo.js';
 export * from './adam.js';
 export * from './trainer.js';
 export * from './curriculum.js';
+export type { PolicyTrainer } from './trainer-contract.js';
