@@ -151,8 +151,13 @@ class Slots {
 export class ApiJudge implements BatchScorer {
   readonly version: string;
   readonly threshold: number;
-  /** Judgements modelVerdictSource gathers at once: the requests allowed in flight. */
-  readonly maxBatch: number;
+  /**
+   * 1: every judgement is its own request, so modelVerdictSource sends each as it comes rather
+   * than gathering a batch that would wait for its slowest row; `concurrency` bounds the requests.
+   */
+  readonly maxBatch = 1;
+  /** Requests in flight at once. */
+  readonly concurrency: number;
   readonly model: string;
   /** The chat completions URL, without user info. */
   readonly endpoint: string;
@@ -209,8 +214,8 @@ export class ApiJudge implements BatchScorer {
       maxTokens: intIn(opts.maxTokens, 'maxTokens', 1, 1),
       ...(opts.extraBody !== undefined ? { extraBody: opts.extraBody } : {}),
     };
-    this.maxBatch = intIn(opts.concurrency, 'concurrency', 8, 1);
-    this.slots = new Slots(this.maxBatch);
+    this.concurrency = intIn(opts.concurrency, 'concurrency', 8, 1);
+    this.slots = new Slots(this.concurrency);
     this.retries = intIn(opts.retries, 'retries', 3, 0);
     this.retryBaseMs = intIn(opts.retryBaseMs, 'retryBaseMs', 500, 0);
     this.timeoutMs = intIn(opts.timeoutMs, 'timeoutMs', 60_000, 1);

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 
 export { silentLogger, type Logger } from '@owrl/core';
 
-const REDACT = ['token', 'password', 'secret', 'authorization', '*.token', '*.password', '*.secret', '*.authorization', 'headers.authorization'];
+const REDACT = ['token', 'password', 'secret', 'authorization', 'apiKey', '*.token', '*.password', '*.secret', '*.authorization', '*.apiKey', 'headers.authorization'];
 
 /**
  * JSON logger for a service main. Level from OWRL_LOG_LEVEL (default info). Writes to stdout,

@@ -4,8 +4,8 @@
 import { connectBus, ensureTopology } from '@owrl/bus';
 import { ConfigError, takeShutdownSignals } from '@owrl/core';
 import { createLogger, createRegistry, startMetricsServer, type MetricsServer } from '@owrl/telemetry';
-import { OnnxJudge, modelVerdictSource } from '@owrl/judge-model';
-import { readConfig, type JudgeConfig } from './config.js';
+import { ApiJudge, OnnxJudge, modelVerdictSource, type BatchScorer } from '@owrl/judge-model';
+import { readConfig, redactConfig, type JudgeConfig } from './config.js';
 import { JudgeService } from './judge-service.js';
 
 async function main(): Promise<void> {
@@ -19,13 +19,37 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  log.info({ ...cfg }, 'judge starting');
+  log.info(redactConfig(cfg), 'judge starting');
   const bus = await connectBus({ servers: cfg.natsUrl, name: `judge-${process.pid}`, logger: log, waitOnFirstConnect: true });
   await ensureTopology(bus, { logger: log });
   const registry = createRegistry('judge');
   // The judge model judges tasks without a verifier and, in shadow mode, the verified ones too.
-  let model: OnnxJudge | undefined;
-  if (cfg.model !== undefined) {
+  let model: (BatchScorer & { close(): Promise<void> }) | undefined;
+  if (cfg.api !== undefined) {
+    const a = cfg.api;
+    const api = new ApiJudge({
+      url: a.url,
+      model: a.model,
+      concurrency: a.concurrency,
+      retries: a.retries,
+      image: a.image,
+      logprobs: a.logprobs,
+      topLogprobs: a.topLogprobs,
+      maxTokens: a.maxTokens,
+      maxPromptChars: a.maxPromptChars,
+      timeoutMs: cfg.timeoutMs,
+      logger: log,
+      ...(a.apiKey !== '' ? { apiKey: a.apiKey } : {}),
+      ...(a.threshold !== undefined ? { threshold: a.threshold } : {}),
+      ...(a.extraBody !== undefined ? { extraBody: a.extraBody } : {}),
+      ...(a.version !== '' ? { version: a.version } : {}),
+    });
+    // A server that is down or still loading is reported, not fatal: its judgements are excluded until it answers.
+    const probe = await api.probe();
+    if (probe.ok) log.info({ endpoint: api.endpoint, model: api.model, version: api.version }, 'judge model served by API');
+    else log.warn({ endpoint: api.endpoint, model: api.model, version: api.version, problem: probe.problem }, 'judge API not ready; trajectories it should judge are excluded until it answers');
+    model = api;
+  } else if (cfg.model !== undefined) {
     const m = cfg.model;
     model = await OnnxJudge.load({
       modelDir: m.dir,
@@ -39,6 +63,7 @@ async function main(): Promise<void> {
     });
   }
   const modelSource = model === undefined ? undefined : modelVerdictSource(model);
+  const shadow = (cfg.api ?? cfg.model)?.shadow === true;
   const service = new JudgeService({
     bus,
     logger: log,
@@ -47,7 +72,7 @@ async function main(): Promise<void> {
     concurrency: cfg.concurrency,
     timeoutMs: cfg.timeoutMs,
     ...(modelSource !== undefined ? { sources: [modelSource] } : {}),
-    ...(modelSource !== undefined && cfg.model?.shadow === true ? { shadow: modelSource } : {}),
+    ...(modelSource !== undefined && shadow ? { shadow: modelSource } : {}),
   });
   let metrics: MetricsServer | null = null;
   if (cfg.metricsPort > 0) {
@@ -63,7 +88,7 @@ async function main(): Promise<void> {
       await model?.close().catch((e: unknown) => log.warn({ err: (e as Error).message }, 'judge model close failed'));
       await bus.drain().catch((e: unknown) => log.warn({ err: (e as Error).message }, 'drain failed'));
       await metrics?.close();
-      log.info({ ...service.stats }, 'judge stopped');
+      log.info({ ...service.stats, ...(model instanceof ApiJudge ? { api: model.stats() } : {}) }, 'judge stopped');
     })());
   signals.ready(shutdown);
   await service.start();
