@@ -1,5 +1,6 @@
-// Errors of the ONNX judge model: a bad model folder, an unusable device, prompts that cannot fit,
-// inference failures, timeouts and crashed workers. Codes are stable strings.
+// Errors of the judge model (ONNX or API backend): a bad model folder, an unusable device, prompts
+// that cannot fit, inference failures, timeouts, crashed workers, and for the API backend
+// unreachable servers, refused requests and replies that hold no usable verdict. Codes are stable.
 import { OwrlError } from '@owrl/core';
 
 export const JudgeModelErrorCode = {
@@ -13,6 +14,12 @@ export const JudgeModelErrorCode = {
   Aborted: 'JUDGE_MODEL_ABORTED',
   Crashed: 'JUDGE_MODEL_CRASHED',
   Closed: 'JUDGE_MODEL_CLOSED',
+  /** API backend: the server answered, but the reply holds no yes/no verdict (or is not JSON). */
+  BadReply: 'JUDGE_MODEL_BAD_REPLY',
+  /** API backend: the server refused the request (HTTP 4xx other than 408/429). */
+  ApiRefused: 'JUDGE_MODEL_API_REFUSED',
+  /** API backend: no answer after the retries (connection failures, HTTP 5xx, 408, 429). */
+  Unreachable: 'JUDGE_MODEL_UNREACHABLE',
 } as const;
 export type JudgeModelErrorCode = (typeof JudgeModelErrorCode)[keyof typeof JudgeModelErrorCode];
 

@@ -1,6 +1,8 @@
-// @owrl/judge-model: an ONNX judge (DESIGN §7 `model`) run by onnxruntime-node in worker threads.
-// P(success) from one forward pass (the yes/no logits at the last prompt token), decoder-only and
-// vision-language layouts, a judge-core verdict source, and tiny model builders for tests/benches.
+// @owrl/judge-model: the judge model (DESIGN §7 `model`), two backends behind one BatchScorer:
+// an ONNX judge run by onnxruntime-node in worker threads (P(success) from one forward pass, the
+// yes/no logits at the last prompt token; decoder-only and vision-language layouts) and an API
+// judge on an OpenAI-compatible chat completions endpoint (P(yes) from the yes/no log-probs, else
+// the answer text). The same prompt for both, a judge-core verdict source, and tiny model builders.
 export * from './errors.js';
 export {
   readModelFolder,
@@ -17,6 +19,10 @@ export {
   type PreprocessorConfig,
 } from './folder.js';
 export * from './prompt.js';
+export { shortenToFit, type FitResult } from './prompt-fit.js';
+export { ApiJudge, type ApiJudgeOptions, type ApiJudgeStats, type ApiProbe } from './api-judge.js';
+export { readChatReply, yesNoOfText, yesNoOfToken, pYesOfPosition, type ApiBasis, type ApiVerdict } from './api-reply.js';
+export { buildChatRequest, neutralizeSpecials, imageDataUrl, type ChatRequest, type ChatRequestOptions } from './api-request.js';
 export { JudgeTokenizer, DEFAULT_IMAGE_TOKEN, type EncodedPrompt } from './text.js';
 export { decodeJpeg, preprocessImage, smartResize, type ImagePatches, type RgbImage } from './image.js';
 export { padBatch, mropePositions, logitsToKeep, yesProbabilities, type ImageSpan, type PaddedBatch } from './batch.js';

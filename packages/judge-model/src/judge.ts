@@ -32,7 +32,17 @@ export interface OnnxJudgeOptions {
   logger?: Logger;
 }
 
-export type JudgeScore = RowScore;
+/** One judgement's score. The API judge also says how it got P(yes). */
+export interface JudgeScore extends RowScore {
+  /** logprobs: from the yes/no log-probabilities; answer: from the answer text (1 or 0). ONNX: unset (logits). */
+  basis?: 'logprobs' | 'answer';
+  /** API judge: the generated text (trimmed, at most 80 characters). */
+  answer?: string;
+  /** API judge, basis logprobs: the yes/no candidates used, as `"token"=logprob`. */
+  candidates?: string[];
+  /** API judge, basis answer: why the log-probabilities were not used. */
+  fallback?: string;
+}
 
 export interface ScoreOptions {
   signal?: AbortSignal;

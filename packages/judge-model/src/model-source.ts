@@ -10,6 +10,10 @@ import { judgeInputFromTrajectory, type JudgeInput } from './prompt.js';
 export const ModelReason = {
   Timeout: 'judge:model_timeout',
   Error: 'judge:model_error',
+  /** API judge: the reply held no yes/no verdict. */
+  BadReply: 'judge:model_bad_reply',
+  /** API judge: no answer after the retries (connection failures, 5xx, 429). */
+  Unreachable: 'judge:model_unreachable',
 } as const;
 
 export interface ModelSourceOptions {
@@ -33,10 +37,23 @@ interface Pending {
   finish(r: SourceResult): void;
 }
 
+const REASON_OF: Partial<Record<JudgeModelErrorCode, string>> = {
+  [JudgeModelErrorCode.Timeout]: ModelReason.Timeout,
+  [JudgeModelErrorCode.BadReply]: ModelReason.BadReply,
+  [JudgeModelErrorCode.Unreachable]: ModelReason.Unreachable,
+};
+
 function unavailable(e: unknown): SourceResult {
-  const timeout = isJudgeModelError(e) && e.code === JudgeModelErrorCode.Timeout;
-  const detail = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-  return { kind: 'unavailable', reason: timeout ? ModelReason.Timeout : ModelReason.Error, detail };
+  const reason = (isJudgeModelError(e) ? REASON_OF[e.code] : undefined) ?? ModelReason.Error;
+  const detail = e instanceof Error ? `${e.name}${isJudgeModelError(e) ? ` ${e.code}` : ''}: ${e.message}` : String(e);
+  return { kind: 'unavailable', reason, detail };
+}
+
+/** How a score was obtained, for the verdict detail. */
+function basisOf(s: JudgeScore): string {
+  if (s.basis === 'answer') return ` from the answer ${JSON.stringify(s.answer ?? '')} (no probabilities: ${s.fallback ?? 'none returned'})`;
+  if (s.basis === 'logprobs') return ` from logprobs ${(s.candidates ?? []).join(' ')}`;
+  return '';
 }
 
 /** The pipeline gave up on the call (its deadline, or shutdown). */
@@ -62,7 +79,7 @@ export function modelVerdictSource(judge: BatchScorer, opts: ModelSourceOptions 
     success: s.pYes >= threshold,
     pSuccess: s.pYes,
     detail:
-      `model ${judge.version}: p_yes=${s.pYes.toFixed(4)} threshold=${threshold} (${s.promptTokens} prompt tokens` +
+      `model ${judge.version}: p_yes=${s.pYes.toFixed(4)}${basisOf(s)} threshold=${threshold} (${s.promptTokens} prompt tokens` +
       `${s.droppedSteps > 0 ? `, ${s.droppedSteps} oldest steps left out` : ''})`,
   });
 

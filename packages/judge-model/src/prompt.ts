@@ -52,6 +52,24 @@ export function judgeInputFromTrajectory(traj: Trajectory): JudgeInput {
   };
 }
 
+/**
+ * `input` with `f` applied to every text the agent or a page wrote (instruction, URLs, reasoning,
+ * tool calls, effects, final answer); the screenshot is kept as it is.
+ */
+export function mapInputText(input: JudgeInput, f: (s: string) => string): JudgeInput {
+  return {
+    ...input,
+    instruction: f(input.instruction),
+    startUrl: f(input.startUrl),
+    finalAnswer: f(input.finalAnswer),
+    steps: input.steps.map((s) => ({
+      reasoning: f(s.reasoning),
+      url: f(s.url),
+      actions: s.actions.map((a) => ({ ...a, name: f(a.name), argsJson: f(a.argsJson), errorCode: f(a.errorCode), effects: a.effects.map(f) })),
+    })),
+  };
+}
+
 export type ContentPart = { type: 'text'; text: string } | { type: 'image' };
 export interface ChatMessage {
   role: 'system' | 'user';

@@ -5,7 +5,8 @@ import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { JudgeModelError, JudgeModelErrorCode } from './errors.js';
 import type { ModelFolder } from './folder.js';
-import { buildMessages, type ChatMessage, type JudgeInput, type PromptOptions, type Shortening } from './prompt.js';
+import { buildMessages, mapInputText, type ChatMessage, type JudgeInput, type PromptOptions, type Shortening } from './prompt.js';
+import { shortenToFit } from './prompt-fit.js';
 
 export const DEFAULT_IMAGE_TOKEN = '<|image_pad|>';
 
@@ -115,21 +116,6 @@ export class JudgeTokenizer {
     return this.specialPattern === undefined ? text : text.replace(this.specialPattern, (m) => `${m.slice(0, 1)} ${m.slice(1)}`);
   }
 
-  private neutralizeInput(input: JudgeInput): JudgeInput {
-    const n = (s: string) => this.neutralize(s);
-    return {
-      ...input,
-      instruction: n(input.instruction),
-      startUrl: n(input.startUrl),
-      finalAnswer: n(input.finalAnswer),
-      steps: input.steps.map((s) => ({
-        reasoning: n(s.reasoning),
-        url: n(s.url),
-        actions: s.actions.map((a) => ({ ...a, name: n(a.name), argsJson: n(a.argsJson), errorCode: n(a.errorCode), effects: a.effects.map(n) })),
-      })),
-    };
-  }
-
   /**
    * Encodes one judgement. With `imageTokens` > 0 the screenshot is in the prompt and its single
    * placeholder token is expanded to that many copies (one per merged image patch).
@@ -155,51 +141,13 @@ export class JudgeTokenizer {
    * @throws JudgeModelError JUDGE_MODEL_PROMPT_TOO_LONG when even the clipped prompt does not fit.
    */
   encodeFitting(untrusted: JudgeInput, opts: PromptOptions, maxTokens: number, imageTokens: number): EncodedPrompt {
-    const input = this.neutralizeInput(untrusted);
-    const at = (cut: Shortening) => this.encodeWith(input, opts, cut, imageTokens);
-    const full = at({ dropSteps: 0 });
-    if (full.ids.length <= maxTokens) return full;
-    const n = input.steps.length;
-    const none = at({ dropSteps: n });
-    if (none.ids.length <= maxTokens) {
-      // Smallest number of dropped steps that fits; `hi` always fits.
-      let lo = 1;
-      let hi = n;
-      let best = none;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        const e = at({ dropSteps: mid });
-        if (e.ids.length <= maxTokens) {
-          hi = mid;
-          best = e;
-        } else {
-          lo = mid + 1;
-        }
-      }
-      return best;
-    }
-    const bare = at({ dropSteps: n, clipChars: 0 });
-    if (bare.ids.length > maxTokens) {
-      throw new JudgeModelError(
-        JudgeModelErrorCode.PromptTooLong,
-        `the judge prompt needs ${bare.ids.length} tokens with no steps and an empty task and answer` +
-          `${imageTokens > 0 ? ` (${imageTokens} of them for the screenshot)` : ''}; max_prompt_tokens is ${maxTokens}`,
-      );
-    }
-    // Largest clip length that fits; `lo` always fits.
-    let lo = 0;
-    let hi = Math.max(input.instruction.length, input.finalAnswer.length);
-    let best = bare;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      const e = at({ dropSteps: n, clipChars: mid });
-      if (e.ids.length <= maxTokens) {
-        lo = mid;
-        best = e;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return best;
+    const input = mapInputText(untrusted, (s) => this.neutralize(s));
+    const r = shortenToFit(input, (cut) => this.encodeWith(input, opts, cut, imageTokens), (e) => e.ids.length, maxTokens);
+    if (r.fits) return r.value;
+    throw new JudgeModelError(
+      JudgeModelErrorCode.PromptTooLong,
+      `the judge prompt needs ${r.bare.ids.length} tokens with no steps and an empty task and answer` +
+        `${imageTokens > 0 ? ` (${imageTokens} of them for the screenshot)` : ''}; max_prompt_tokens is ${maxTokens}`,
+    );
   }
 }

@@ -8,6 +8,8 @@ export * from './shop-checkout.js';
 export * from './shop-scenarios.js';
 export * from './task-validate.js';
 export * from './task-file.js';
+export * from './json-records.js';
+export * from './benchmark-import.js';
 export * from './session.js';
 export * from './verify.js';
 export * from './suites.js';

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 export { silentLogger, type Logger } from '@owrl/core';
 
 /** Field names whose values never reach a log line, at the top level and up to three levels down. */
-export const REDACTED_FIELDS = ['password', 'pass', 'token', 'secret', 'authorization', 'controlToken', 'nkeySeed', 'creds', 'credentials'] as const;
+export const REDACTED_FIELDS = ['password', 'pass', 'token', 'secret', 'authorization', 'controlToken', 'nkeySeed', 'creds', 'credentials', 'apiKey'] as const;
 
 /** pino redaction paths for REDACTED_FIELDS (plus request headers). */
 export const REDACT_PATHS: readonly string[] = [...REDACTED_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`, `*.*.*.${f}`]), 'headers.authorization', 'headers.cookie'];

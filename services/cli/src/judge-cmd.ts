@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { addPair, calibrationFigures, confusionTable, emptyConfusion } from '@owrl/judge-core';
-import { judgeInputFromTrajectory, OnnxJudge } from '@owrl/judge-model';
+import { ApiJudge, judgeInputFromTrajectory, OnnxJudge, type BatchScorer } from '@owrl/judge-model';
 import { envOneOf, type Env } from '@owrl/core';
 import { createLogger, LOG_LEVELS, type LogLevel } from '@owrl/telemetry';
 import { exportJudgeRecords } from './judge-export.js';
@@ -25,8 +25,11 @@ export const JUDGE_HELP = `owrl judge — judge model tools
 
 usage:
   owrl judge eval --labels FILE --model DIR [--device auto|cuda|cpu] [--threshold P] [--batch N] [--json]
+  owrl judge eval --labels FILE --api-url URL --api-model NAME [--threshold P] [--batch N] [--no-image] [--json]
       Judge every labelled trajectory of FILE (JSONL judge records with a boolean "label") with the
-      model and print accuracy, precision, recall, F1 and the confusion table (positive = success).
+      ONNX model (--model) or a model behind an OpenAI-compatible API (--api-url, --api-model; key from
+      OWRL_JUDGE_API_KEY; --batch = requests in flight) and print accuracy, precision, recall, F1 and
+      the confusion table (positive = success).
   owrl judge export [--nats URL] [--run ID] [--out FILE] [--labelled-only] [--include-excluded]
       Write the judged trajectories in OWRL_SCORED (one run or all) as JSONL judge records:
       trajectory, verdict, shadow verdict and label (the programmatic verdict where there is one).
@@ -49,10 +52,18 @@ async function evaluate(argv: readonly string[]): Promise<number> {
       threshold: { type: 'string' },
       batch: { type: 'string' },
       json: { type: 'boolean' },
+      'api-url': { type: 'string' },
+      'api-model': { type: 'string' },
+      'no-image': { type: 'boolean' },
     },
   });
   if (values.labels === undefined) throw new UsageError('--labels FILE is required');
-  if (values.model === undefined) throw new UsageError('--model DIR is required (a judge model folder, see packages/judge-model/README.md)');
+  const apiUrl = values['api-url'];
+  if (apiUrl !== undefined && values.model !== undefined) throw new UsageError('--model and --api-url are exclusive: judge with an ONNX folder or an API, not both');
+  if (apiUrl === undefined && values.model === undefined) {
+    throw new UsageError('--model DIR (a judge model folder, see packages/judge-model/README.md) or --api-url URL --api-model NAME is required');
+  }
+  if (apiUrl !== undefined && (values['api-model'] ?? '').trim() === '') throw new UsageError('--api-model NAME is required with --api-url');
   const device = values.device ?? 'auto';
   if (device !== 'auto' && device !== 'cuda' && device !== 'cpu') throw new UsageError(`--device ${JSON.stringify(device)} must be auto, cuda or cpu`);
   const batch = num('batch', values.batch, 8, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1');
@@ -74,7 +85,33 @@ async function evaluate(argv: readonly string[]): Promise<number> {
 
   // Logs (device in use, fallback warnings) go to stderr; the figures to stdout.
   const logger = createLogger('owrl-judge-eval', { toStderr: true, level: logLevel(process.env) });
-  const judge = await OnnxJudge.load({ modelDir: values.model, device, maxBatch: batch, logger, ...(threshold !== undefined ? { threshold } : {}) });
+  let judge: BatchScorer & { close(): Promise<void> };
+  let where: string;
+  if (apiUrl !== undefined) {
+    const key = process.env['OWRL_JUDGE_API_KEY'] ?? '';
+    let api: ApiJudge;
+    try {
+      api = new ApiJudge({
+        url: apiUrl,
+        model: values['api-model'] ?? '',
+        concurrency: batch,
+        image: values['no-image'] !== true,
+        logger,
+        ...(key !== '' ? { apiKey: key } : {}),
+        ...(threshold !== undefined ? { threshold } : {}),
+      });
+    } catch (e) {
+      throw new UsageError(`--api-url/--api-model: ${(e as Error).message}`, { cause: e });
+    }
+    const probe = await api.probe();
+    if (!probe.ok) process.stderr.write(`owrl judge eval: warning: ${probe.problem}\n`);
+    judge = api;
+    where = api.endpoint;
+  } else {
+    const onnx = await OnnxJudge.load({ modelDir: values.model ?? '', device, maxBatch: batch, logger, ...(threshold !== undefined ? { threshold } : {}) });
+    judge = onnx;
+    where = onnx.device;
+  }
   const confusion = emptyConfusion();
   const started = performance.now();
   const errors: string[] = [];
@@ -96,13 +133,13 @@ async function evaluate(argv: readonly string[]): Promise<number> {
   const seconds = (performance.now() - started) / 1000;
   if (values.json) {
     process.stdout.write(
-      JSON.stringify({ model: judge.version, device: judge.device, threshold: judge.threshold, n: f.n, errors: errors.length, accuracy: f.agreement, precision: f.precision, recall: f.recall, f1: f.f1, tp: f.tp, fp: f.fp, fn: f.fn, tn: f.tn, seconds }) + '\n',
+      JSON.stringify({ model: judge.version, device: where, threshold: judge.threshold, n: f.n, errors: errors.length, accuracy: f.agreement, precision: f.precision, recall: f.recall, f1: f.f1, tp: f.tp, fp: f.fp, fn: f.fn, tn: f.tn, seconds }) + '\n',
     );
   } else {
     const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
     process.stdout.write(
       [
-        `judge ${judge.version} on ${judge.device}, threshold ${judge.threshold}: ${f.n} trajectories in ${seconds.toFixed(1)} s`,
+        `judge ${judge.version} on ${where}, threshold ${judge.threshold}: ${f.n} trajectories in ${seconds.toFixed(1)} s`,
         `accuracy ${pct(f.agreement)}  precision ${pct(f.precision)}  recall ${pct(f.recall)}  F1 ${f.f1.toFixed(3)}`,
         '',
         confusionTable(confusion),

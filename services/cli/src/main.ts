@@ -23,8 +23,9 @@ usage:
       sites, learner, judge and actors as separate processes, and prints progress per round.
   owrl status [--learner HOST:PORT] [--json]
       Print the run state of a learner over gRPC (default: the latest demo run, else 127.0.0.1:50051).
-  owrl tasks validate FILE... | sample --suite NAME --n N [...] | suites
-      Check JSONL task files, print tasks of a bundled suite as JSONL, list the suites (owrl tasks help).
+  owrl tasks validate FILE... | sample --suite NAME --n N [...] | suites | import --format F FILE
+      Check JSONL task files, print tasks of a bundled suite as JSONL, list the suites, import
+      WebVoyager / Online-Mind2Web task files (owrl tasks help).
   owrl blacklist list [--json] | add HOST --reason R [--ttl 30m] | remove HOST   [--nats URL]
       Show or edit the hosts the learner and actors skip (KV owrl_blacklist; owrl blacklist help).
   owrl judge eval --labels FILE --model DIR [...] | export [--run ID] [--out FILE] [...]

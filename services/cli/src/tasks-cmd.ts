@@ -1,10 +1,24 @@
-// `owrl tasks validate|sample|suites`: checks JSONL task files line by line (every error as
+// `owrl tasks validate|sample|suites|import`: checks JSONL task files line by line (every error as
 // `FILE:LINE: field: message`), samples tasks of a bundled suite as JSONL (same flags → same
-// bytes), and lists the bundled suites with their families and difficulties.
-import { readFile } from 'node:fs/promises';
+// bytes), lists the bundled suites with their families and difficulties, and imports published
+// benchmark task files (WebVoyager, Online-Mind2Web) as owrl task JSONL.
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fromJson, SCHEMA_VERSION, TaskSchema, type Task } from '@owrl/proto';
-import { DEFAULT_DATA_SEED, formatTaskFile, generateSuiteTasks, isTaskError, parseTaskLine, SUITES, validateTask } from '@owrl/tasks';
+import {
+  BENCHMARK_FORMATS,
+  DEFAULT_DATA_SEED,
+  DEFAULT_IMPORT_DIFFICULTY,
+  formatTaskFile,
+  generateSuiteTasks,
+  importBenchmarkText,
+  isTaskError,
+  parseTaskLine,
+  SUITES,
+  validateTask,
+  type BenchmarkFormat,
+} from '@owrl/tasks';
 import { UsageError } from './usage.js';
 
 export const TASKS_HELP = `usage:
@@ -17,6 +31,12 @@ export const TASKS_HELP = `usage:
       sites server origin (default http://127.0.0.1:8400); --data-seed must equal its OWRL_SITES_SEED.
   owrl tasks suites [--json]
       List the bundled suites with their families, difficulties and checks.
+  owrl tasks import --format webvoyager|mind2web FILE [--out FILE] [--suite NAME] [--difficulty N]
+      Convert a published benchmark task file (JSON Lines or a JSON array) into owrl task JSONL on
+      stdout or --out: start URL, instruction, the site as family, the source id and fields as
+      metadata, no verifier (the judge model decides). Records that cannot be converted are reported
+      on stderr as "FILE:LINE: field: message" and skipped (exit status 1 when there is one).
+      --difficulty is used where the source gives no length (default ${DEFAULT_IMPORT_DIFFICULTY}).
 `;
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:8400';
@@ -185,6 +205,51 @@ async function suites(args: string[]): Promise<number> {
   return 0;
 }
 
+async function importCmd(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { format: { type: 'string' }, out: { type: 'string' }, suite: { type: 'string' }, difficulty: { type: 'string' } },
+  });
+  const names = BENCHMARK_FORMATS.map((f) => f.name);
+  if (values.format === undefined) throw new UsageError(`--format is required (${names.join(' or ')})\n\n${TASKS_HELP}`);
+  if (!(names as readonly string[]).includes(values.format)) throw new UsageError(`--format ${JSON.stringify(values.format)} must be ${names.join(' or ')}`);
+  const format = values.format as BenchmarkFormat;
+  if (positionals.length !== 1) throw new UsageError(`tasks import needs exactly one FILE, got ${positionals.length}\n\n${TASKS_HELP}`);
+  const file = positionals[0] ?? '';
+  const difficulty = intFlag('--difficulty', values.difficulty, DEFAULT_IMPORT_DIFFICULTY, 1);
+  const suite = values.suite;
+  if (suite !== undefined && (suite.trim() === '' || /\s/.test(suite))) throw new UsageError(`--suite ${JSON.stringify(suite)} must be a non-empty word`);
+  if (values.out !== undefined && path.resolve(values.out) === path.resolve(file)) throw new UsageError(`--out ${values.out} is the input file: write the tasks elsewhere`);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    await write(process.stderr, `${file}: cannot read: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const r = importBenchmarkText(format, text, { difficulty, ...(suite !== undefined ? { suite } : {}) });
+  const jsonl = formatTaskFile(r.tasks.map((t) => t.task));
+  if (values.out !== undefined) {
+    try {
+      await writeFile(values.out, jsonl, 'utf8');
+    } catch (e) {
+      await write(process.stderr, `${values.out}: cannot write: ${(e as Error).message}\n`);
+      return 1;
+    }
+  } else {
+    await write(process.stdout, jsonl);
+  }
+  await write(process.stderr, r.errors.map((x) => `${file}:${x.line}: ${x.field}: ${x.message}\n`).join(''));
+  const failed = new Set(r.errors.map((x) => x.line)).size;
+  await write(
+    process.stderr,
+    `owrl tasks import: ${r.tasks.length} task${r.tasks.length === 1 ? '' : 's'} from ${file} (${format}, ${r.layout === 'array' ? 'JSON array' : 'JSON Lines'})` +
+      `${values.out !== undefined ? ` written to ${values.out}` : ''}${failed > 0 ? `; ${failed} record${failed === 1 ? '' : 's'} not converted` : ''}\n`,
+  );
+  return r.errors.length > 0 ? 1 : 0;
+}
+
 /**
  * Runs `owrl tasks <sub> ...`; resolves to the exit status.
  * @throws UsageError (exit status 2) for an unknown subcommand, unknown or bad flags, an unknown
@@ -200,6 +265,8 @@ export async function runTasksCommand(argv: readonly string[]): Promise<number> 
         return await sample(rest);
       case 'suites':
         return await suites(rest);
+      case 'import':
+        return await importCmd(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -5,6 +5,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +20,7 @@ import {
   TerminationClass,
   TerminationSchema,
   TrajectorySchema,
+  toJson,
   VerdictSchema,
   VerdictSource,
   type ScoredTrajectory,
@@ -139,6 +142,54 @@ void test('export writes judge records of one run; eval measures the model on th
   assert.match(table.stdout, /accuracy [\d.]+%\s+precision [\d.]+%\s+recall [\d.]+%\s+F1 [\d.]+/);
   assert.match(table.stdout, new RegExp(`ref success\\s+${tp}\\s+${fn}`));
   assert.match(table.stdout, new RegExp(`ref failure\\s+${fp}\\s+${tn}`));
+});
+
+void test('eval --api-url: a judge behind an OpenAI-compatible API measured on labelled records', async () => {
+  // Stand-in chat completions server: yes (logprobs yes -0.2, no -1.8) when the final answer is
+  // $0.99, $2.99 or $3.99, else no (no -0.1, yes -2.5). Labels: 0 and 2 succeeded, 1 and 3 failed,
+  // so by hand: tp 2 (0, 2), tn 1 (1), fp 1 (3), fn 0.
+  const auth: Array<string | undefined> = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString()));
+    req.on('end', () => {
+      if (req.method === 'GET') return void res.end(JSON.stringify({ data: [{ id: 'judge-api' }] }));
+      auth.push(req.headers.authorization);
+      const yes = /Final answer: \$[023]\.99/.test(raw);
+      const top = yes ? [{ token: 'Yes', logprob: -0.2 }, { token: 'No', logprob: -1.8 }] : [{ token: 'No', logprob: -0.1 }, { token: 'Yes', logprob: -2.5 }];
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ choices: [{ message: { content: top[0]?.token }, logprobs: { content: [{ ...top[0], top_logprobs: top }] } }] }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const labels = path.join(dir, 'api-labels.jsonl');
+    fs.writeFileSync(
+      labels,
+      [0, 1, 2, 3].map((i) => JSON.stringify({ label: i % 2 === 0, trajectory: toJson(TrajectorySchema, scored('runC', i, { success: i % 2 === 0 }).trajectory!) })).join('\n') + '\n',
+    );
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [BIN, 'judge', 'eval', '--labels', labels, '--api-url', url, '--api-model', 'judge-api', '--json'], { env: { ...process.env, OWRL_JUDGE_API_KEY: 'sk-cli' } }, (err, stdout, stderr) =>
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr }),
+      );
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const f = JSON.parse(r.stdout.trim()) as Record<string, number | string>;
+    assert.deepEqual([f['n'], f['tp'], f['fp'], f['fn'], f['tn'], f['accuracy'], f['recall']], [4, 2, 1, 0, 1, 0.75, 1]);
+    assert.match(String(f['model']), /^api:judge-api#[0-9a-f]{8}$/);
+    assert.equal(f['device'], `${url}/chat/completions`);
+    assert.deepEqual(auth, ['Bearer sk-cli', 'Bearer sk-cli', 'Bearer sk-cli', 'Bearer sk-cli']);
+    const both = await owrl('judge', 'eval', '--labels', labels, '--api-url', url, '--model', dir);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--model and --api-url are exclusive/);
+    const noModel = await owrl('judge', 'eval', '--labels', labels, '--api-url', url);
+    assert.equal(noModel.code, 2);
+    assert.match(noModel.stderr, /--api-model NAME is required with --api-url/);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
 
 void test('bad input: missing flags, a bad label line, a bad device', async () => {

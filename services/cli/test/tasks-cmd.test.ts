@@ -1,4 +1,4 @@
-// `owrl tasks validate|sample|suites` run as the built CLI in a child process: exit statuses,
+// `owrl tasks validate|sample|suites|import` run as the built CLI in a child process: exit statuses,
 // `FILE:LINE: field: message` errors, byte-identical sampling for the same flags, flag errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -163,4 +163,81 @@ void test('suites lists every bundled suite with its families and difficulties',
     parsed.map((s) => [s.name, s.families.length]),
     SUITES.map((s) => [s.name, s.families.length]),
   );
+});
+
+void test('import: WebVoyager JSON Lines to task JSONL on stdout; bad lines on stderr as FILE:LINE: field: message, exit 1', async () => {
+  const src = await tmpFile(
+    'WebVoyager_data.jsonl',
+    [
+      '{"web_name": "Allrecipes", "id": "Allrecipes--3", "ques": "Find a soup recipe with more than 50 reviews.", "web": "https://www.allrecipes.com/"}',
+      '{"web_name": "Amazon", "id": "Amazon--10", "web": "https://www.amazon.com/"}',
+      '{"web_name": "BBC News", "id": "BBC News--4", "ques": "Find the latest article about rugby.", "web": "https://www.bbc.com/news"}',
+      '{not json',
+    ].join('\n'),
+  );
+  const r = await owrl('tasks', 'import', '--format', 'webvoyager', src);
+  assert.equal(r.code, 1, r.stderr);
+  const tasks = parseTaskFile(r.stdout);
+  assert.deepEqual(
+    tasks.map((t) => [t.id, t.suite, t.family, t.startUrl, t.difficulty, t.metadata['source_id'], t.verifier]),
+    [
+      ['webvoyager/Allrecipes--3', 'webvoyager', 'allrecipes', 'https://www.allrecipes.com/', 8, 'Allrecipes--3', undefined],
+      ['webvoyager/BBC_News--4', 'webvoyager', 'bbc-news', 'https://www.bbc.com/news', 8, 'BBC News--4', undefined],
+    ],
+  );
+  const lines = r.stderr.trim().split('\n');
+  assert.equal(lines[0], `${src}:2: ques: ques is missing`);
+  assert.match(lines[1] ?? '', new RegExp(`^${src.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4: json: not valid JSON`));
+  assert.equal(lines[2], `owrl tasks import: 2 tasks from ${src} (webvoyager, JSON Lines); 2 records not converted`);
+
+  // The output is a valid task file.
+  const out = path.join(path.dirname(src), 'wv.jsonl');
+  const w = await owrl('tasks', 'import', '--format', 'webvoyager', src, '--out', out, '--suite', 'wv', '--difficulty', '12');
+  assert.equal(w.code, 1);
+  assert.equal(w.stdout, '');
+  const v = await owrl('tasks', 'validate', out);
+  assert.deepEqual([v.code, v.stdout], [0, `${out}: 2 tasks OK\n`]);
+});
+
+void test('import: an Online-Mind2Web JSON array converts with exit 0; bad flags exit 2', async () => {
+  const src = await tmpFile(
+    'Online_Mind2Web.json',
+    JSON.stringify(
+      [
+        { task_id: 'a1b2', confirmed_task: 'Find the opening hours of the nearest library to zip code 10001.', website: 'https://www.nypl.org/', reference_length: 5, level: 'easy' },
+        { task_id: 'c3d4', confirmed_task: 'Show used bicycles under $300.', website: 'https://www.example-bikes.com/', reference_length: 11, level: 'hard' },
+      ],
+      null,
+      4,
+    ),
+  );
+  const r = await owrl('tasks', 'import', '--format', 'mind2web', src);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(
+    parseTaskFile(r.stdout).map((t) => [t.id, t.difficulty, t.family, t.metadata['level'], t.metadata['source']]),
+    [
+      ['mind2web/a1b2', 5, 'nypl.org', 'easy', 'Online-Mind2Web'],
+      ['mind2web/c3d4', 11, 'example-bikes.com', 'hard', 'Online-Mind2Web'],
+    ],
+  );
+  assert.equal(r.stderr, `owrl tasks import: 2 tasks from ${src} (mind2web, JSON array)\n`);
+  // The wrong format names the fields it misses and suggests the right one.
+  const wrong = await owrl('tasks', 'import', '--format', 'webvoyager', src);
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stderr, /:2: id: id is missing \(the record has task_id, confirmed_task, website: is this --format mind2web\?\)/);
+
+  for (const [args, re] of [
+    [['tasks', 'import', src], /--format is required/],
+    [['tasks', 'import', '--format', 'webarena', src], /--format "webarena" must be webvoyager or mind2web/],
+    [['tasks', 'import', '--format', 'mind2web'], /needs exactly one FILE, got 0/],
+    [['tasks', 'import', '--format', 'mind2web', src, '--difficulty', '0'], /--difficulty must be an integer >= 1/],
+    [['tasks', 'import', '--format', 'mind2web', src, '--out', src], /is the input file/],
+  ] as const) {
+    const b = await owrl(...args);
+    assert.equal(b.code, 2, `${args.join(' ')}: ${b.stderr}`);
+    assert.match(b.stderr, re);
+  }
+  const missing = await owrl('tasks', 'import', '--format', 'mind2web', path.join(path.dirname(src), 'nope.json'));
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /nope\.json: cannot read/);
 });

@@ -2,4 +2,4 @@
 // metrics; main.ts wires it to the environment.
 export { JudgeService, type JudgeServiceOptions, type JudgeStats } from './judge-service.js';
 export { createJudgeMetrics, type JudgeMetrics } from './judge-metrics.js';
-export { readConfig, type JudgeConfig } from './config.js';
+export { readConfig, redactConfig, type JudgeConfig, type JudgeApiConfig, type JudgeModelConfig } from './config.js';

@@ -1,34 +1,67 @@
 // Judge process: the JudgeService (consume trajectories → reward pipeline → publish scored →
-// ack) with the optional judge model, run through the startup path. It may start before NATS.
+// ack) with the optional judge model (an ONNX export, or a model behind an OpenAI-compatible
+// API), run through the startup path. It may start before NATS.
 import { ensureTopology } from '@owrl/bus';
-import { OnnxJudge, modelVerdictSource } from '@owrl/judge-model';
+import { ApiJudge, OnnxJudge, modelVerdictSource, type BatchScorer } from '@owrl/judge-model';
 import { runService } from '@owrl/service';
-import { readConfig } from './config.js';
+import type { Logger } from '@owrl/telemetry';
+import { readConfig, redactConfig, type JudgeConfig } from './config.js';
 import { JudgeService } from './judge-service.js';
+
+type JudgeModel = BatchScorer & { close(): Promise<void> };
+
+/** The judge model of the configuration, or undefined (verifiers only). */
+async function loadModel(cfg: JudgeConfig, logger: Logger): Promise<JudgeModel | undefined> {
+  if (cfg.api !== undefined) {
+    const a = cfg.api;
+    const api = new ApiJudge({
+      url: a.url,
+      model: a.model,
+      concurrency: a.concurrency,
+      retries: a.retries,
+      image: a.image,
+      logprobs: a.logprobs,
+      topLogprobs: a.topLogprobs,
+      maxTokens: a.maxTokens,
+      maxPromptChars: a.maxPromptChars,
+      timeoutMs: cfg.timeoutMs,
+      logger,
+      ...(a.apiKey !== '' ? { apiKey: a.apiKey } : {}),
+      ...(a.threshold !== undefined ? { threshold: a.threshold } : {}),
+      ...(a.extraBody !== undefined ? { extraBody: a.extraBody } : {}),
+      ...(a.version !== '' ? { version: a.version } : {}),
+    });
+    // A server that is down or still loading is reported, not fatal: its judgements are excluded until it answers.
+    const probe = await api.probe();
+    if (probe.ok) logger.info({ endpoint: api.endpoint, model: api.model, version: api.version }, 'judge model served by API');
+    else logger.warn({ endpoint: api.endpoint, model: api.model, version: api.version, problem: probe.problem }, 'judge API not ready; trajectories it should judge are excluded until it answers');
+    return api;
+  }
+  const m = cfg.model;
+  if (m === undefined) return undefined;
+  return await OnnxJudge.load({
+    modelDir: m.dir,
+    device: m.device,
+    workers: m.workers,
+    maxBatch: m.maxBatch,
+    timeoutMs: cfg.timeoutMs,
+    logger,
+    ...(m.threads > 0 ? { threads: m.threads } : {}),
+    ...(m.threshold !== undefined ? { threshold: m.threshold } : {}),
+  });
+}
 
 runService({
   name: 'judge',
   config: readConfig,
   waitOnFirstConnect: true,
   start: async ({ config: cfg, bus, logger, meter, health }) => {
-    logger.info({ ...cfg }, 'judge starting');
+    logger.info(redactConfig(cfg), 'judge starting');
     await ensureTopology(bus, { logger });
     // The judge model judges tasks without a verifier and, in shadow mode, the verified ones too.
-    const m = cfg.model;
-    const model =
-      m === undefined
-        ? undefined
-        : await OnnxJudge.load({
-            modelDir: m.dir,
-            device: m.device,
-            workers: m.workers,
-            maxBatch: m.maxBatch,
-            timeoutMs: cfg.timeoutMs,
-            logger,
-            ...(m.threads > 0 ? { threads: m.threads } : {}),
-            ...(m.threshold !== undefined ? { threshold: m.threshold } : {}),
-          });
+    const model = await loadModel(cfg, logger);
     const modelSource = model === undefined ? undefined : modelVerdictSource(model);
+    const shadow = (cfg.api ?? cfg.model)?.shadow === true;
     const service = new JudgeService({
       bus,
       logger,
@@ -37,7 +70,7 @@ runService({
       concurrency: cfg.concurrency,
       timeoutMs: cfg.timeoutMs,
       ...(modelSource !== undefined ? { sources: [modelSource] } : {}),
-      ...(modelSource !== undefined && m?.shadow === true ? { shadow: modelSource } : {}),
+      ...(modelSource !== undefined && shadow ? { shadow: modelSource } : {}),
     });
     health.check('consuming', () => service.running);
     await service.start();
@@ -46,6 +79,7 @@ runService({
         await service.stop();
         // Closing lets a forward pass in flight finish: killing a worker inside onnxruntime aborts the process.
         await model?.close().catch((e: unknown) => logger.warn({ err: e }, 'judge model close failed'));
+        logger.info({ ...service.stats, ...(model instanceof ApiJudge ? { api: model.stats() } : {}) }, 'judge stopped');
       },
       // Consumption also ends when the connection closes for good: that is a failure, not a stop.
       done: service.closed.then(() => {

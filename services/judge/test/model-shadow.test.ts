@@ -127,7 +127,7 @@ void test('model verdicts for unverified tasks, shadow verdicts and calibration 
 });
 
 void test('readConfig: the judge model settings', () => {
-  assert.deepEqual(readConfig({}), { judgeVersion: 'verifier-1', concurrency: 8, timeoutMs: 10_000, model: undefined });
+  assert.deepEqual(readConfig({}), { judgeVersion: 'verifier-1', concurrency: 8, timeoutMs: 10_000, model: undefined, api: undefined });
   const m = readConfig({ OWRL_JUDGE_MODEL: '/models/judge', OWRL_JUDGE_DEVICE: 'cpu', OWRL_JUDGE_THRESHOLD: '0.7', OWRL_JUDGE_SHADOW: 'false' }).model;
   assert.deepEqual(m, { dir: '/models/judge', device: 'cpu', threshold: 0.7, workers: 1, threads: 0, maxBatch: 8, shadow: false });
   assert.equal(readConfig({ OWRL_JUDGE_MODEL: '/m' }).model?.shadow, true);
