@@ -3,7 +3,7 @@
 // termination class and reason, the final verifier expression and screenshot, and the context
 // closed within the close timeout. Never throws for site or browser failures: they become the
 // termination of the returned result.
-import { DEFAULTS, describeError, type HistoryEntry, type HistoryMode, type TerminationClassName } from '@owrl/core';
+import { DEFAULTS, describeError, isTerminationReason, type HistoryEntry, type HistoryMode, type TerminationClassName, type TerminationReason } from '@owrl/core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { bounded, msSince, settleWithin } from './async-util.js';
 import type { BrowserInstance } from './browser-instance.js';
@@ -141,7 +141,7 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
 
   const ctl = new AbortController();
   const signal = ctl.signal;
-  const endWith = (cls: TerminationClassName, reason: string, message: string) => (): void => {
+  const endWith = (cls: TerminationClassName, reason: TerminationReason, message: string) => (): void => {
     if (!signal.aborted) ctl.abort(new EpisodeEnd(cls, reason, message));
   };
   const onUserAbort = endWith('SANDBOX_ERROR', 'aborted', 'the episode was aborted by its caller');
@@ -309,7 +309,7 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
           const lines = r.effects.map((e) => e.line).join('; ');
           if (r.errorCode === 'bot_wall' && o.botWall === 'end') fatal = new EpisodeEnd('ENV_ERROR', 'bot_wall', lines);
           else if (r.errorCode === 'timeout' && r.effects[0]?.evidence['limit'] === 'step') fatal = new EpisodeEnd('ENV_ERROR', 'step_timeout', `step ${i} exceeded ${T.stepMs} ms: ${lines}`);
-          else if (!NON_FATAL_CODES.has(r.errorCode) && failedOnSeenSite(r, sitesSeen)) fatal = new EpisodeEnd('ENV_ERROR', r.errorCode, lines);
+          else if (!NON_FATAL_CODES.has(r.errorCode) && failedOnSeenSite(r, sitesSeen)) fatal = new EpisodeEnd('ENV_ERROR', isTerminationReason(r.errorCode) ? r.errorCode : 'navigation_failed', lines);
           break;
         }
       }

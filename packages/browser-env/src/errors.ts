@@ -1,7 +1,7 @@
 // Errors of the browser environment: a stable `code` per failure, `cause` chained. Episode
 // outcomes are not errors (they are EpisodeResult.termination); these are thrown for bad input,
 // misuse of the pool, and inside the episode runner to carry a failed tool call or a termination.
-import { OwrlError, type TerminationClassName } from '@owrl/core';
+import { OwrlError, type TerminationClassName, type TerminationReason } from '@owrl/core';
 
 export const BrowserEnvErrorCode = {
   BAD_OPTION: 'BROWSER_ENV_BAD_OPTION',
@@ -29,10 +29,10 @@ export class ToolCallError extends OwrlError {
 }
 
 /** Thrown inside an episode to end it with a termination class and reason code. */
-export class EpisodeEnd extends OwrlError {
+export class EpisodeEnd extends OwrlError<TerminationReason> {
   override name = 'EpisodeEnd';
   readonly cls: TerminationClassName;
-  constructor(cls: TerminationClassName, reason: string, message: string, options?: { cause?: unknown }) {
+  constructor(cls: TerminationClassName, reason: TerminationReason, message: string, options?: { cause?: unknown }) {
     super(reason, message, options);
     this.cls = cls;
   }

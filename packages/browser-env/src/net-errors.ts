@@ -1,14 +1,15 @@
-// Classification of navigation failures and HTTP statuses into the stable reason codes of
-// terminations and effects (dns, connection_refused, http_5xx, ...). Pure logic.
+// Classification of navigation failures and HTTP statuses into the reason codes of terminations
+// and effects (dns, connection_refused, http_5xx, ...; defined in @owrl/core). Pure logic.
+import type { HttpStatusReason, NetReason } from '@owrl/core';
 
 export interface NetFailure {
-  /** Stable reason code. */
-  code: string;
+  /** Reason code. */
+  code: NetReason;
   /** Worth retrying at init (connection refused/reset, DNS, timeout, ...). */
   transient: boolean;
 }
 
-const NET_CODES: ReadonlyArray<[RegExp, string, boolean]> = [
+const NET_CODES: ReadonlyArray<[RegExp, NetReason, boolean]> = [
   [/ERR_NAME_NOT_RESOLVED|ERR_NAME_RESOLUTION_FAILED|ERR_DNS_/, 'dns', true],
   [/ERR_CONNECTION_REFUSED/, 'connection_refused', true],
   [/ERR_CONNECTION_RESET/, 'connection_reset', true],
@@ -33,12 +34,12 @@ export function classifyNetError(message: string, isTimeout = false): NetFailure
   if (/Target (page, context or browser )?(has been )?closed|Browser has been closed|browser has disconnected/i.test(message)) {
     return { code: 'target_closed', transient: false };
   }
-  const m = /net::(ERR_[A-Z0-9_]+)/.exec(message);
-  return { code: m?.[1] ? m[1].toLowerCase().replace(/^err_/, '') : 'navigation_failed', transient: false };
+  // Other Chromium codes (net::ERR_...) stay in the message; the reason is the generic one.
+  return { code: 'navigation_failed', transient: false };
 }
 
 /** Reason code of an HTTP status of a document response ('' when it is usable). */
-export function classifyHttpStatus(status: number): string {
+export function classifyHttpStatus(status: number): HttpStatusReason | '' {
   if (status >= 500) return 'http_5xx';
   if (status === 429) return 'rate_limited';
   if (status === 403) return 'http_403';

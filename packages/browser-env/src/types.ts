@@ -1,6 +1,6 @@
 // Public data shapes of an episode: what the caller specifies, what a policy sees and answers, and
 // what comes back (steps with per-call effects, termination, diagnostics). Plain data throughout.
-import type { DEFAULTS, HistoryEntry, HistoryMode, Observation, TerminationClassName, ToolCallSpec } from '@owrl/core';
+import type { DEFAULTS, HistoryEntry, HistoryMode, Observation, TerminationClassName, TerminationReason, ToolCallSpec } from '@owrl/core';
 
 export interface EpisodeSpec {
   /** http(s) URL the episode starts on; anything else ends the episode with INIT_ERROR `bad_url`. */
@@ -109,8 +109,8 @@ export interface EpisodeStep<T> {
 
 export interface EpisodeTermination {
   cls: TerminationClassName;
-  /** Stable reason code: done, max_steps, dns, connection_refused, http_5xx, bot_wall, task_timeout, browser_crash, ... */
-  reason: string;
+  /** Reason code (@owrl/core TERMINATION_REASONS): done, max_steps, dns, http_5xx, bot_wall, task_timeout, browser_crash, ... */
+  reason: TerminationReason;
   message: string;
 }
 

@@ -89,7 +89,7 @@ void describe('classification', () => {
     assert.deepEqual(classifyNetError('page.goto: Timeout 20000ms exceeded.'), { code: 'timeout', transient: true });
     assert.deepEqual(classifyNetError('net::ERR_CERT_AUTHORITY_INVALID'), { code: 'tls', transient: false });
     assert.deepEqual(classifyNetError('net::ERR_BLOCKED_BY_CLIENT'), { code: 'blocked', transient: false });
-    assert.equal(classifyNetError('net::ERR_SOMETHING_NEW').code, 'something_new');
+    assert.equal(classifyNetError('net::ERR_SOMETHING_NEW').code, 'navigation_failed', 'a code outside the reason enum gets the generic reason');
     assert.equal(classifyNetError('weird').code, 'navigation_failed');
   });
 

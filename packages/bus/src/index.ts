@@ -12,3 +12,4 @@ export type { Delivery } from './delivery.js';
 export { DlqHeader, DlqReason, deadLetterHeaders, deadLetterMsgId, publishDeadLetter, startDlqMover, type DeadLetter, type DlqMoverOptions, type DlqMoverHandle } from './dlq.js';
 export { encodeKvKey, decodeKvKey } from './kv-keys.js';
 export * from './kv.js';
+export { decodeActorRecord, decodeBlacklistEntry, type ActorHeartbeat, type ActorRecord, type BlacklistEntry, type KvValueOrigin } from './kv-values.js';

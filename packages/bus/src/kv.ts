@@ -1,11 +1,14 @@
 // Typed wrappers over the KV buckets of the topology: the weights pointer (protobuf
 // PolicyArtifact under `latest`), the actor registry (JSON heartbeats, bucket TTL drops silent
 // actors) and the host blacklist (JSON entries with an expiry; bucket TTL bounds their life).
+// JSON values are decoded field by field (kv-values.ts); a value that does not decode is logged
+// with the field at fault and left out (a corrupt blacklist entry never blocks).
 import { decode, encode, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { BusContext } from './context.js';
 import { BusError, BusErrorCode } from './errors.js';
 import { decodeKvKey, encodeKvKey } from './kv-keys.js';
+import { decodeActorRecord, decodeBlacklistEntry, HEARTBEAT_FIELDS, type ActorHeartbeat, type ActorRecord, type BlacklistEntry } from './kv-values.js';
 import { errFields, type Logger } from './logger.js';
 import { KV_ACTORS, KV_BLACKLIST, KV_WEIGHTS, WEIGHTS_KEY } from './topology.js';
 
@@ -95,33 +98,15 @@ function decodeArtifact(e: KvEntry): PolicyArtifact {
   }
 }
 
-export interface ActorHeartbeat {
-  /** Browser slots of the actor. */
-  slots: number;
-  /** Slots running an episode now. */
-  busy: number;
-  /** Policy version the actor runs. */
-  policyVersion: number;
-  /** Resident memory of the actor and its browsers, bytes. */
-  rssBytes: number;
-  /** Episodes finished since start. */
-  episodes: number;
-}
-
-export interface ActorRecord extends ActorHeartbeat {
-  actorId: string;
-  /** When the heartbeat was written (ms since epoch, writer's clock). */
-  updatedAtMs: number;
-}
-
-const HEARTBEAT_FIELDS = ['slots', 'busy', 'policyVersion', 'rssBytes', 'episodes'] as const;
-
 /** Live actors (KV owrl_actors): each heartbeats; the bucket TTL (≈ 3 heartbeats) drops the silent. */
 export class ActorRegistry {
-  private constructor(private readonly kv: KV) {}
+  private constructor(
+    private readonly kv: KV,
+    private readonly log: Logger,
+  ) {}
 
   static async open(ctx: BusContext): Promise<ActorRegistry> {
-    return new ActorRegistry(await openBucket(ctx, KV_ACTORS));
+    return new ActorRegistry(await openBucket(ctx, KV_ACTORS), ctx.logger.child({ component: 'actor-registry' }));
   }
 
   /** Writes the actor's heartbeat. @throws BusError BUS_INVALID_ARGUMENT naming a bad field. */
@@ -146,16 +131,16 @@ export class ActorRegistry {
     await this.kv.delete(encodeKvKey('actorId', actorId));
   }
 
-  /** Actors whose last heartbeat is within the bucket TTL, sorted by id. */
+  /** Actors whose last heartbeat is within the bucket TTL, sorted by id (values that do not decode are logged and left out). */
   async list(): Promise<ActorRecord[]> {
     const out: ActorRecord[] = [];
     for (const key of await allKeys(this.kv)) {
       const e = await this.kv.get(key);
       if (!isLive(e)) continue;
       try {
-        out.push({ ...e.json<ActorRecord>(), actorId: decodeKvKey(key) });
-      } catch {
-        // a foreign or corrupt value is not an actor
+        out.push(decodeActorRecord({ bucket: KV_ACTORS, key, revision: e.revision }, decodeKvKey(key), e.value));
+      } catch (err) {
+        this.log.warn({ ...errFields(err), key }, 'actor heartbeat left out: not an actor record');
       }
     }
     return out.sort((a, b) => a.actorId.localeCompare(b.actorId));
@@ -164,15 +149,6 @@ export class ActorRegistry {
 
 function pick(hb: ActorHeartbeat): ActorHeartbeat {
   return { slots: hb.slots, busy: hb.busy, policyVersion: hb.policyVersion, rssBytes: hb.rssBytes, episodes: hb.episodes };
-}
-
-export interface BlacklistEntry {
-  /** Why the host is listed (e.g. `bot_wall`, `init_error`). */
-  reason: string;
-  /** Failures that led to it. */
-  failures: number;
-  /** Blocked until this time (ms since epoch); the bucket TTL may drop the entry earlier. */
-  untilMs: number;
 }
 
 /** A blacklist entry blocks until `untilMs` (pure). */
@@ -187,10 +163,13 @@ export function normalizeHost(host: string): string {
 
 /** Hosts the scheduler and actors skip (KV owrl_blacklist). */
 export class Blacklist {
-  private constructor(private readonly kv: KV) {}
+  private constructor(
+    private readonly kv: KV,
+    private readonly log: Logger,
+  ) {}
 
   static async open(ctx: BusContext): Promise<Blacklist> {
-    return new Blacklist(await openBucket(ctx, KV_BLACKLIST));
+    return new Blacklist(await openBucket(ctx, KV_BLACKLIST), ctx.logger.child({ component: 'blacklist' }));
   }
 
   /** Lists `host` (host or host:port). @throws BusError BUS_INVALID_ARGUMENT naming a bad field. */
@@ -232,7 +211,7 @@ export class Blacklist {
     } catch (err) {
       throw kvFailed(`get ${KV_BLACKLIST} ${host}`, err);
     }
-    return isLive(e) ? parseEntry(e) : null;
+    return isLive(e) ? this.parseEntry(e) : null;
   }
 
   /** Whether `host` is listed with `untilMs` after `nowMs` (expired entries do not block). */
@@ -247,7 +226,7 @@ export class Blacklist {
       for (const key of await allKeys(this.kv)) {
         const host = hostOfKey(key);
         const e = host === null ? null : await this.kv.get(key);
-        const entry = isLive(e) ? parseEntry(e) : null;
+        const entry = isLive(e) ? this.parseEntry(e) : null;
         if (host !== null && entry) out.push({ ...entry, host });
       }
     } catch (err) {
@@ -259,6 +238,16 @@ export class Blacklist {
   /** Hosts blocked at `nowMs`, for one-shot filtering of a task pool. */
   async blockedHosts(nowMs: number = Date.now()): Promise<Set<string>> {
     return new Set((await this.list()).filter((e) => isEntryBlocking(e, nowMs)).map((e) => e.host));
+  }
+
+  /** A stored entry, or null (logged) when the value is not one: foreign or corrupt values never block. */
+  private parseEntry(e: KvEntry): BlacklistEntry | null {
+    try {
+      return decodeBlacklistEntry({ bucket: KV_BLACKLIST, key: e.key, revision: e.revision }, e.value);
+    } catch (err) {
+      this.log.warn({ ...errFields(err), key: e.key }, 'blacklist entry ignored: not a blacklist entry');
+      return null;
+    }
   }
 
   /** The bucket TTL in ms: the server drops any entry this long after it was written, whatever its `untilMs`. */
@@ -278,20 +267,6 @@ function hostOfKey(key: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** A stored entry, or null when the value is not one (foreign or corrupt values never block). */
-function parseEntry(e: KvEntry): BlacklistEntry | null {
-  let v: Partial<BlacklistEntry>;
-  try {
-    v = e.json<Partial<BlacklistEntry>>();
-  } catch {
-    return null;
-  }
-  if (typeof v !== 'object' || v === null) return null;
-  const { reason, failures, untilMs } = v;
-  if (typeof reason !== 'string' || typeof failures !== 'number' || typeof untilMs !== 'number' || !Number.isFinite(untilMs)) return null;
-  return { reason, failures, untilMs };
 }
 
 /**

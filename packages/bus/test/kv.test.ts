@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Kvm } from '@nats-io/kv';
 import { make, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
-import { ActorRegistry, Blacklist, BlacklistCache, BusErrorCode, encodeKvKey, ensureTopology, isBusError, WeightsPointer } from '../src/index.js';
+import { ActorRegistry, Blacklist, BlacklistCache, BusErrorCode, encodeKvKey, ensureTopology, isBusError, silentLogger, WeightsPointer } from '../src/index.js';
 import { deferred, startSuite, until, within, type Suite } from './harness.js';
 
 const artifact = (version: number): PolicyArtifact =>
@@ -128,6 +128,16 @@ void describe('KV wrappers', () => {
     );
     await reg.remove('actor-b');
     assert.deepEqual((await reg.list()).map((a) => a.actorId), ['actor-a.pod_1']);
+    // A value that is not a heartbeat is left out and logged naming the field.
+    const warnings: Array<Record<string, unknown>> = [];
+    const logger = { ...silentLogger, warn: (o: object) => void warnings.push(o as Record<string, unknown>), child: () => logger };
+    const watched = await ActorRegistry.open({ nc: s.bus.nc, js: s.bus.js, jsm: s.bus.jsm, logger });
+    const kv = await new Kvm(s.bus.js).open('owrl_actors');
+    await kv.put(encodeKvKey('actorId', 'actor-z'), '{"slots":"four"}');
+    assert.deepEqual((await watched.list()).map((a) => a.actorId), ['actor-a.pod_1']);
+    assert.equal(warnings.length, 1);
+    assert.match(String(warnings[0]?.['err']), /owrl_actors\/.+ revision \d+: slots="four" must be an integer >= 0/);
+    await kv.delete(encodeKvKey('actorId', 'actor-z'));
     // TTL 1 s in this suite: with no more heartbeats the actor disappears
     await until(async () => (await reg.list()).length === 0, 5000, 'TTL expiry of the silent actor');
   });

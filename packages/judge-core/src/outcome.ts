@@ -16,7 +16,7 @@ export type JudgeOutcome =
     }
   | {
       kind: 'excluded';
-      /** Stable reason: `<termination class lowercased>:<reason code>` or `judge:<failure>`. */
+      /** Stable reason: `<termination class lowercased>:<reason code>` (core outcomeKey) or `judge:<failure>`. */
       reason: string;
       /** Human-readable detail for logs (error message, HTTP status...). */
       detail?: string;

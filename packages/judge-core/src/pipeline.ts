@@ -1,7 +1,8 @@
 // The reward pipeline (DESIGN §7): infrastructure terminations are excluded, then the format
 // check, then the rule filter (no done() → 0), then the first verdict source that can judge.
 // Judge failures and timeouts are exclusions, never rewards. Pure apart from what the sources do.
-import { make, TerminationClass, VerdictSchema, VerdictSource, type Trajectory, type Verdict } from '@owrl/proto';
+import { FORMAT_ZERO_CLASSES, INFRASTRUCTURE_CLASSES, outcomeKey, type TerminationClassName } from '@owrl/core';
+import { make, TerminationClass, terminationClassFromName, VerdictSchema, VerdictSource, type Trajectory, type Verdict } from '@owrl/proto';
 import { JudgeError, JudgeErrorCode } from './errors.js';
 import { ExcludedReason, type JudgeOutcome } from './outcome.js';
 import { verifierSource, type SourceResult, type VerdictProvider } from './verdict-source.js';
@@ -28,12 +29,10 @@ export interface JudgeDeps {
   signal?: AbortSignal;
 }
 
-const INFRASTRUCTURE: ReadonlySet<TerminationClass> = new Set([
-  TerminationClass.ENV_ERROR,
-  TerminationClass.SANDBOX_ERROR,
-  TerminationClass.INIT_ERROR,
-]);
-const FORMAT: ReadonlySet<TerminationClass> = new Set([TerminationClass.FORMAT_ERROR, TerminationClass.GENERATION_LIMIT]);
+// The class sets of @owrl/core, as wire enum values.
+const wire = (names: ReadonlySet<TerminationClassName>): ReadonlySet<TerminationClass> => new Set([...names].map(terminationClassFromName));
+const INFRASTRUCTURE = wire(INFRASTRUCTURE_CLASSES);
+const FORMAT = wire(FORMAT_ZERO_CLASSES);
 
 /**
  * Decides the reward of one trajectory.
@@ -54,7 +53,7 @@ export async function judgeTrajectory(traj: Trajectory, deps: JudgeDeps): Promis
   });
 
   if (INFRASTRUCTURE.has(cls)) {
-    return { kind: 'excluded', reason: `${className.toLowerCase()}:${reasonCode}`, detail: traj.termination?.message ?? '' };
+    return { kind: 'excluded', reason: outcomeKey(className, reasonCode), detail: traj.termination?.message ?? '' };
   }
   if (FORMAT.has(cls)) return verdict(VerdictSource.FORMAT, false, `terminated by ${className}:${reasonCode}`);
   if (cls === TerminationClass.UNSPECIFIED || TerminationClass[cls] === undefined) {

@@ -169,13 +169,13 @@ export class Adam {
     if (dv.getUint32(0, true) !== MAGIC) bad('wrong magic');
     const hlen = dv.getUint32(4, true);
     if (8 + hlen + 4 > bytes.length) bad(`header length ${hlen} exceeds the data`);
-    let header: { version: number; dim: number; steps: number; options: AdamOptions };
+    let raw: unknown;
     try {
-      header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + hlen))) as typeof header;
+      raw = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + hlen)));
     } catch (cause) {
       throw new RlError(RlErrorCode.InvalidState, 'Adam state header is not JSON', { cause });
     }
-    if (header.version !== 1) bad(`unknown version ${header.version}`);
+    const header = adamHeader(raw, bad);
     const a = new Adam(header.dim, header.options);
     a.steps = header.steps;
     let o = 8 + hlen;
@@ -192,4 +192,25 @@ export class Adam {
     }
     return a;
   }
+}
+
+/** The JSON header of an Adam state, checked field by field (`bad` throws naming what is wrong). */
+function adamHeader(raw: unknown, bad: (why: string) => never): { version: 1; dim: number; steps: number; options: AdamOptions } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return bad('the header is not a JSON object');
+  const h = raw as Record<string, unknown>;
+  if (h['version'] !== 1) bad(`unknown version ${JSON.stringify(h['version'])}`);
+  const dim = h['dim'];
+  if (typeof dim !== 'number' || !Number.isInteger(dim) || dim < 1) return bad(`header dim=${JSON.stringify(dim)} must be an integer >= 1`);
+  const steps = h['steps'];
+  if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < 0) return bad(`header steps=${JSON.stringify(steps)} must be an integer >= 0`);
+  const o = h['options'] ?? {};
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) return bad('header options must be a JSON object');
+  const options: AdamOptions = {};
+  for (const k of ['lr', 'beta1', 'beta2', 'eps', 'maxGradNorm'] as const) {
+    const v = (o as Record<string, unknown>)[k];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v)) bad(`header options.${k}=${JSON.stringify(v)} must be a finite number`);
+    options[k] = v as number;
+  }
+  return { version: 1, dim, steps, options };
 }

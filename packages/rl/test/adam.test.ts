@@ -54,5 +54,27 @@ void describe('Adam', () => {
     }
     assert.throws(() => Adam.fromBytes(Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)), (e: unknown) => e instanceof RlError && e.code === 'RL_INVALID_STATE');
     assert.throws(() => new Adam(4, { lr: 0 }), /lr is 0/);
+    // The JSON header is checked field by field, not cast.
+    const good = new Adam(4).toBytes();
+    const dv = new DataView(good.buffer, good.byteOffset, good.byteLength);
+    const hlen = dv.getUint32(4, true);
+    const withHeader = (header: string): Uint8Array => {
+      const h = new TextEncoder().encode(header);
+      const out = new Uint8Array(8 + h.length + good.length - 8 - hlen);
+      out.set(good.subarray(0, 4), 0);
+      new DataView(out.buffer).setUint32(4, h.length, true);
+      out.set(h, 8);
+      out.set(good.subarray(8 + hlen), 8 + h.length);
+      return out;
+    };
+    assert.equal(Adam.fromBytes(withHeader('{"version":1,"dim":4,"steps":0,"options":{"lr":0.05}}')).dim, 4, 'the re-framing itself is sound');
+    for (const [header, message] of [
+      ['{"version":1,"dim":"4","steps":0,"options":{}}', 'header dim="4" must be an integer >= 1'],
+      ['{"version":1,"dim":4,"steps":-2,"options":{}}', 'header steps=-2 must be an integer >= 0'],
+      ['{"version":1,"dim":4,"steps":0,"options":{"lr":"fast"}}', 'header options.lr="fast" must be a finite number'],
+      ['[1]', 'the header is not a JSON object'],
+    ] as const) {
+      assert.throws(() => Adam.fromBytes(withHeader(header)), (e: unknown) => e instanceof RlError && e.code === 'RL_INVALID_STATE' && e.message === `Adam state bytes are invalid: ${message}`, header);
+    }
   });
 });

@@ -1,6 +1,7 @@
 // Converts an episode result of the browser environment into the wire Trajectory, and keeps the
 // encoded message under the bus payload limit (the final screenshot and candidate labels go first).
 import type { EffectRecord, EpisodeResult, EpisodeStep } from '@owrl/browser-env';
+import type { TerminationReason } from '@owrl/core';
 import {
   DiagnosticsSchema,
   effectKindFromName,
@@ -91,7 +92,7 @@ export function buildTrajectory(b: BuildInput): Trajectory {
 }
 
 /** A trajectory for an episode the actor itself could not run (our side failed). */
-export function sandboxFailure(request: RolloutRequest, actorId: string, policyVersion: number, reason: string, err: unknown, startedAtMs: number): Trajectory {
+export function sandboxFailure(request: RolloutRequest, actorId: string, policyVersion: number, reason: TerminationReason, err: unknown, startedAtMs: number): Trajectory {
   const e = err instanceof Error ? err : new Error(String(err));
   return make(TrajectorySchema, {
     trajectoryId: request.trajectoryId,

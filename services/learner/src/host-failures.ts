@@ -1,43 +1,6 @@
-// Per-host failure counting for the blacklist (pure): which outcomes are the site's fault, and a
-// sliding time window per host that trips once it holds `threshold` failures, naming the dominant cause.
-import { REASON_HOST_BLACKLISTED } from '@owrl/core';
-
-/** INIT_ERROR reasons that are not the site's fault (our allowlist, a malformed task URL, a skip). */
-const INIT_NOT_SITE = new Set([REASON_HOST_BLACKLISTED, 'blocked_url', 'bad_url']);
-
-/**
- * ENV_ERROR reasons that the site caused: unreachable, refusing, failing or walling. Timeouts,
- * unresponsive or crashed pages and network loss are left out: a slow policy or our own network
- * produces them as well.
- */
-const ENV_SITE_REASONS = new Set([
-  'bot_wall',
-  'dns',
-  'connection_refused',
-  'connection_reset',
-  'connection_closed',
-  'http2_protocol_error',
-  'quic_protocol_error',
-  'tls',
-  'invalid_response',
-  'too_many_redirects',
-  'http_5xx',
-  'http_403',
-  'rate_limited',
-]);
-
-/**
- * The cause an outcome (termination class name and reason code) counts against its host under, or
- * null when it does not count: every INIT_ERROR but skips and task/config faults
- * (`init_error:<reason>`), site-attributable ENV_ERRORs (`env_error:<reason>`), and bot walls at
- * any point (`bot_wall`). SANDBOX_ERROR (our side) and trainable outcomes never count.
- */
-export function hostFailureCause(cls: string, reason: string): string | null {
-  if (reason === 'bot_wall' && (cls === 'INIT_ERROR' || cls === 'ENV_ERROR')) return 'bot_wall';
-  if (cls === 'INIT_ERROR') return INIT_NOT_SITE.has(reason) ? null : `init_error:${reason || 'unknown'}`;
-  if (cls === 'ENV_ERROR' && ENV_SITE_REASONS.has(reason)) return `env_error:${reason}`;
-  return null;
-}
+// Per-host failure counting for the blacklist (pure): a sliding time window per host that trips
+// once it holds `threshold` failures, naming the dominant cause. Which outcomes count, and under
+// which cause, is @owrl/core's hostFailureCause (derived from the termination reasons' fault).
 
 export interface HostFailureOptions {
   /** Failures within the window that blacklist a host (>= 1). */

@@ -2,10 +2,10 @@
 // against the task's host, writes the host to KV owrl_blacklist when it crosses the threshold, and
 // answers "is this host blocked" for dispatch and re-dispatch (with the gauge of blocked hosts).
 import { BlacklistCache, type Blacklist, type BlacklistEntry } from '@owrl/bus';
-import { hostOf } from '@owrl/core';
+import { hostFailureCause, hostOf } from '@owrl/core';
 import { terminationClassName, type ScoredTrajectory } from '@owrl/proto';
 import type { Logger } from '@owrl/telemetry';
-import { HostFailureWindow, hostFailureCause, type HostTrip } from './host-failures.js';
+import { HostFailureWindow, type HostTrip } from './host-failures.js';
 import type { LearnerMetrics } from './metrics.js';
 
 export interface HostGuardOptions {

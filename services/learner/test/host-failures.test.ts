@@ -2,8 +2,8 @@
 // threshold, the dominant cause and the fresh start after a trip.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { REASON_HOST_BLACKLISTED as HOST_BLACKLISTED } from '@owrl/core';
-import { HostFailureWindow, hostFailureCause } from '../src/host-failures.js';
+import { hostFailureCause, REASON_HOST_BLACKLISTED as HOST_BLACKLISTED } from '@owrl/core';
+import { HostFailureWindow } from '../src/host-failures.js';
 
 void test('site failures count, our side and trainable outcomes never do', () => {
   assert.equal(hostFailureCause('INIT_ERROR', 'dns'), 'init_error:dns');

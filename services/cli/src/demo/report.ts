@@ -2,6 +2,7 @@
 // accounting of every dispatched rollout; written as JSON and Markdown.
 import fs from 'node:fs';
 import path from 'node:path';
+import { outcomeFault, parseOutcomeKey } from '@owrl/core';
 import type { RunState } from '@owrl/proto';
 
 export interface RunReport {
@@ -19,7 +20,26 @@ export interface RunReport {
   by_suite: Record<string, { first3: { episodes: number; successes: number; rate: number }; last3: { episodes: number; successes: number; rate: number } }>;
   terminations: Record<string, number>;
   excluded: Record<string, number>;
+  /** Excluded rollouts by whom their cause is attributed to: site, uncertain, ours, task, skip, judge. */
+  excluded_by_fault: Record<string, number>;
   counters: Record<string, number>;
+}
+
+/**
+ * Whom an exclusion key is attributed to: the fault of its termination reason (@owrl/core) for
+ * `<class>:<reason>` keys, `judge` for the judge's own (`judge:...`), `other` for anything else.
+ */
+export function exclusionFault(key: string): string {
+  const o = parseOutcomeKey(key);
+  if (o) return outcomeFault(o.cls, o.reason);
+  return key.startsWith('judge:') ? 'judge' : 'other';
+}
+
+/** Sums exclusion counts by exclusionFault, largest first. */
+export function excludedByFault(excluded: Record<string, number>): Record<string, number> {
+  const out = new Map<string, number>();
+  for (const [k, v] of Object.entries(excluded)) out.set(exclusionFault(k), (out.get(exclusionFault(k)) ?? 0) + v);
+  return Object.fromEntries([...out].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
 }
 
 export function buildReport(s: RunState, wallS: number): RunReport {
@@ -58,6 +78,7 @@ export function buildReport(s: RunState, wallS: number): RunReport {
   }
   const counters: Record<string, number> = {};
   for (const [k, v] of Object.entries(s.counters ?? {})) if (typeof v === 'bigint') counters[k] = Number(v);
+  const excluded = Object.fromEntries(Object.entries(s.excluded).map(([k, v]) => [k, Number(v)]));
   return {
     run_id: s.runId,
     rounds: s.rounds.length,
@@ -70,7 +91,8 @@ export function buildReport(s: RunState, wallS: number): RunReport {
     by_difficulty_last3: byD,
     by_suite: bySuite,
     terminations: Object.fromEntries(Object.entries(s.terminations).map(([k, v]) => [k, Number(v)])),
-    excluded: Object.fromEntries(Object.entries(s.excluded).map(([k, v]) => [k, Number(v)])),
+    excluded,
+    excluded_by_fault: excludedByFault(excluded),
     counters,
   };
 }
@@ -97,6 +119,11 @@ export function writeReport(dir: string, r: RunReport): { json: string; markdown
       .sort((a, b) => b[1] - a[1])
       .map(([k, v]) => `| ${k} | ${v} |`)
       .join('\n') || '| (none) | 0 |';
+  const excludedRows =
+    Object.entries(r.excluded)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `| ${k} | ${exclusionFault(k)} | ${v} |`)
+      .join('\n') || '| (none) | | 0 |';
   fs.writeFileSync(
     markdown,
     `# owrl run ${r.run_id}
@@ -131,9 +158,15 @@ ${table(r.terminations)}
 
 ## Excluded from training (infrastructure outcomes, re-dispatched)
 
-| cause | count |
+| cause | fault | count |
+| --- | --- | --- |
+${excludedRows}
+
+By fault (site: counts against the host; uncertain: the site, the network or a slow policy; ours: browser, sandbox, actor; task: the task's URL; skip: blacklisted host; judge: no verdict):
+
+| fault | count |
 | --- | --- |
-${table(r.excluded)}
+${table(r.excluded_by_fault)}
 
 ## Accounting
 
