@@ -182,7 +182,7 @@ export async function startFakeTrainer(opts: FakeTrainerOptions): Promise<FakeTr
       version,
       artifact,
       epochs: Array.from({ length: epochs }, (_, e) =>
-        create(EpochStatSchema, { epoch: e + 1, loss: tokens > 0 ? -weighted / tokens : 0, clipFraction: 0, approxKl: 0, gradNorm: 0, meanRatio: 1, learningRate: header.hyper?.learningRate ?? 0, actions: BigInt(tokens) }),
+        create(EpochStatSchema, { epoch: e + 1, loss: tokens > 0 ? 0 - weighted / tokens + 0 : 0, clipFraction: 0, approxKl: 0, gradNorm: 0, meanRatio: 1, learningRate: header.hyper?.learningRate ?? 0, actions: BigInt(tokens) }),
       ),
       replayed: false,
       trainS: 0,
