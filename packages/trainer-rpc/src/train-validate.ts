@@ -24,6 +24,8 @@ function checkPointer(t: PointerTrace, where: string): void {
 function checkTokens(t: TokenTrace, where: string): void {
   if (t.incomplete) invalid(`${where} is marked incomplete (the server returned no token ids or log-probs for it): leave such steps out`);
   if (t.tokenIds.length === 0) invalid(`${where}.token_ids is empty`);
+  // the trainer recomputes log pi(token | prompt): without the prompt's ids it cannot
+  if (t.promptTokenIds.length === 0) invalid(`${where}.prompt_token_ids is empty (ask the server for them: vLLM/SGLang return_token_ids, SGLang return_prompt_token_ids)`);
   if (t.logprobs.length !== t.tokenIds.length) invalid(`${where}.logprobs has ${t.logprobs.length} entries for ${t.tokenIds.length} token_ids`);
   if (t.lossMask.length !== 0 && t.lossMask.length !== t.tokenIds.length) invalid(`${where}.loss_mask has ${t.lossMask.length} entries for ${t.tokenIds.length} token_ids (empty means all 1)`);
   const badMask = t.lossMask.findIndex((m) => m !== 0 && m !== 1);

@@ -104,6 +104,12 @@ void describe('TrainerServer + RemoteTrainer', () => {
     const e = await refusal(client.train(header(1n), g));
     assert.equal(e.code, TrainerErrorCode.InvalidRequest);
     assert.equal(e.message, 'groups[1].samples[0].steps[0].trace.tokens.logprobs has 2 entries for 3 token_ids');
+    const noPrompt = tokenGroups();
+    const np = noPrompt[0]?.samples[1]?.steps[1]?.trace;
+    assert.ok(np?.kind.case === 'tokens');
+    np.kind.value.promptTokenIds = [];
+    const e1 = await refusal(client.train(header(1n), noPrompt));
+    assert.match(e1.message, /^groups\[0\]\.samples\[1\]\.steps\[1\]\.trace\.tokens\.prompt_token_ids is empty/);
     const e2 = await refusal(client.train(header(1n, 'b', { targetVersion: 5n }), tokenGroups()));
     assert.equal(e2.message, 'header.target_version 5 must be base_version + 1 = 2');
     assert.equal(trainer.calls.length, before);
