@@ -22,6 +22,7 @@ export {
   systemPrompt,
   pageText,
   assistantText,
+  neutralize,
   DEFAULT_RENDER_OPTIONS,
   type RenderOptions,
 } from './prompt-render.js';

@@ -79,15 +79,24 @@ export function systemPrompt(opts: RenderOptions, obs: Observation): string {
   return lines.join('\n');
 }
 
+/**
+ * Text from pages (titles, element names and values, URLs, effects) with the strings a chat
+ * tokenizer turns into control tokens broken up: `<|im_end|>` becomes `< |im_end|>`, `<tool_call>`
+ * becomes `< tool_call>`, so a page cannot end the turn, fake a tool call or add image tokens.
+ */
+export function neutralize(s: string): string {
+  return s.replace(/<\|/g, '< |').replace(/<(\/?)(tool_call|tool_response|think|tools)>/gi, '< $1$2>');
+}
+
 function quote(s: string, max: number): string {
-  const t = s.replace(/\s+/g, ' ').trim();
+  const t = neutralize(s).replace(/\s+/g, ' ').trim();
   return JSON.stringify(t.length > max ? `${t.slice(0, max - 1)}…` : t);
 }
 
 function elementLine(e: ElementInfo, ctx: ValidateContext): string {
   const parts = [`[${e.id}] ${e.role || e.tag}`];
   if (e.name !== '') parts.push(quote(e.name, 80));
-  if (e.type !== '' && e.type !== e.role) parts.push(`type=${e.type}`);
+  if (e.type !== '' && e.type !== e.role) parts.push(`type=${neutralize(e.type)}`);
   if (e.value !== '') parts.push(`value=${quote(e.value, 60)}`);
   if (e.inViewport) {
     const [x, y] = fromPixels([e.box.x + e.box.width / 2, e.box.y + e.box.height / 2], ctx);
@@ -99,9 +108,9 @@ function elementLine(e: ElementInfo, ctx: ValidateContext): string {
 /** The text of the current page: URL, title, tabs, scroll position and the element list. */
 export function pageText(obs: Observation, opts: RenderOptions): string {
   const ctx: ValidateContext = { coords: opts.coords, viewport: obs.viewport };
-  const lines = [`URL: ${obs.url}`, `Title: ${quote(obs.title, 120)}`];
+  const lines = [`URL: ${neutralize(obs.url)}`, `Title: ${quote(obs.title, 120)}`];
   if (obs.tabs.length > 1) {
-    lines.push('Tabs:', ...obs.tabs.map((t) => `  [${t.index}]${t.active ? ' (current)' : ''} ${quote(t.title, 60)} ${t.url}`));
+    lines.push('Tabs:', ...obs.tabs.map((t) => `  [${t.index}]${t.active ? ' (current)' : ''} ${quote(t.title, 60)} ${neutralize(t.url)}`));
   }
   lines.push(`Scrolled ${Math.round(obs.scrollY)} of ${Math.round(obs.scrollMaxY)} px.`);
   const ordered = [...obs.elements.filter((e) => e.inViewport), ...obs.elements.filter((e) => !e.inViewport)];
@@ -113,7 +122,7 @@ export function pageText(obs: Observation, opts: RenderOptions): string {
 }
 
 function feedback(effects: readonly string[]): string {
-  return `<tool_response>\n${effects.length > 0 ? effects.join('\n') : 'no visible effect'}\n</tool_response>`;
+  return `<tool_response>\n${effects.length > 0 ? effects.map(neutralize).join('\n') : 'no visible effect'}\n</tool_response>`;
 }
 
 /** The agent's turn of an earlier step, seen through the history mode. */
@@ -145,14 +154,14 @@ export function renderChatRequest(input: PolicyInput, opts: RenderOptions, seed?
   const userTexts: string[] = [];
   for (let i = 0; i <= n; i++) {
     const parts: string[] = [];
-    if (i === 0) parts.push(`Task: ${input.instruction}`);
+    if (i === 0) parts.push(`Task: ${neutralize(input.instruction)}`);
     if (i > 0) {
       const prev = history[i - 1];
       const effects = i === n ? obs.lastEffects : opts.historyMode === 'action_only' ? undefined : (prev?.effects ?? []);
       if (effects !== undefined) parts.push(feedback(effects));
     }
     if (i === n) parts.push(`Step ${n + 1} of at most ${input.maxSteps}.\n${pageText(obs, opts)}`);
-    else parts.push(`URL: ${history[i]?.url ?? ''}`);
+    else parts.push(`URL: ${neutralize(history[i]?.url ?? '')}`);
     userTexts.push(parts.join('\n\n'));
   }
   // newest screenshot on the current turn, older ones on the turns before it
