@@ -7,7 +7,7 @@ import { silentLogger, type Logger } from './logger.js';
 export type EnvTimeouts = { -readonly [K in keyof typeof DEFAULTS.timeouts]: number };
 
 export interface BrowserEnvOptions {
-  /** Chromium binary; default $OWRL_CHROMIUM or /usr/bin/chromium. */
+  /** Chromium binary; default /usr/bin/chromium (the actor passes OWRL_CHROMIUM). */
   executablePath?: string;
   /** Default true. */
   headless?: boolean;
@@ -60,7 +60,7 @@ function int(field: string, v: number | undefined, def: number, min: number): nu
 }
 
 /** Applies defaults and validates; throws BrowserEnvError(BROWSER_ENV_BAD_OPTION) naming the field. */
-export function resolveOptions(opts: BrowserEnvOptions, env: Record<string, string | undefined> = process.env): ResolvedOptions {
+export function resolveOptions(opts: BrowserEnvOptions): ResolvedOptions {
   const viewport = opts.viewport ?? { width: 1280, height: 800 };
   if (!Number.isInteger(viewport.width) || viewport.width < 100) bad('viewport.width', viewport.width, 'an integer >= 100');
   if (!Number.isInteger(viewport.height) || viewport.height < 100) bad('viewport.height', viewport.height, 'an integer >= 100');
@@ -79,7 +79,7 @@ export function resolveOptions(opts: BrowserEnvOptions, env: Record<string, stri
   const botWall = opts.botWall ?? 'end';
   if (botWall !== 'end' && botWall !== 'effect') bad('botWall', botWall, "'end' or 'effect'");
   return {
-    executablePath: opts.executablePath ?? (env['OWRL_CHROMIUM'] || '/usr/bin/chromium'),
+    executablePath: opts.executablePath ?? '/usr/bin/chromium',
     headless: opts.headless ?? true,
     viewport: { width: viewport.width, height: viewport.height },
     maxEpisodesPerBrowser: int('maxEpisodesPerBrowser', opts.maxEpisodesPerBrowser, 200, 1),

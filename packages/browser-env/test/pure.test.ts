@@ -304,11 +304,11 @@ void describe('proc and options', () => {
   });
 
   void it('validates options naming the field', () => {
-    const o = resolveOptions({}, {});
+    const o = resolveOptions({});
     assert.equal(o.executablePath, '/usr/bin/chromium');
     assert.equal(o.timeouts.initRetries, 3);
     assert.equal(o.screenshots, 1);
-    assert.equal(resolveOptions({}, { OWRL_CHROMIUM: '/opt/c' }).executablePath, '/opt/c');
+    assert.equal(resolveOptions({ executablePath: '/opt/c' }).executablePath, '/opt/c');
     assert.throws(() => resolveOptions({ maxEpisodesPerBrowser: 0 }), (e: unknown) => e instanceof BrowserEnvError && /maxEpisodesPerBrowser=0/.test(e.message));
     assert.throws(() => resolveOptions({ timeouts: { stepMs: -1 } }), /timeouts.stepMs=-1/);
     assert.throws(() => resolveOptions({ timeouts: { bogus: 1 } as never }), /timeouts.bogus/);

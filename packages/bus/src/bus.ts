@@ -2,12 +2,13 @@
 // typed protobuf publish with Nats-Msg-Id dedupe, typed consumption, and lag passthroughs.
 import { encode, type DescMessage, type MessageShape } from '@owrl/proto';
 import { type ConsumerInfo, type JetStreamClient, type JetStreamManager, type StreamInfo, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { credsAuthenticator, nkeyAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { consume, type ConsumeHandle, type ConsumeOptions } from './consume.js';
 import type { BusContext } from './context.js';
 import { BusError, BusErrorCode } from './errors.js';
 import { errFields, silentLogger, type Logger } from './logger.js';
+import { redactUrl, type NatsAuth } from './nats-settings.js';
 import { publishBytes, type PublishOptions, type PublishResult } from './publish.js';
 
 export interface ConnectBusOptions {
@@ -22,6 +23,8 @@ export interface ConnectBusOptions {
   timeoutMs?: number;
   /** Keep retrying the first connect instead of failing (services that may start before NATS). */
   waitOnFirstConnect?: boolean;
+  /** How to authenticate (readNatsSettings reads it from the environment); default none. */
+  auth?: NatsAuth;
 }
 
 /** Backlog of a consumer, for lag reporting and autoscaling. */
@@ -35,13 +38,30 @@ export interface ConsumerLag {
   numWaiting: number;
 }
 
+/** The nats.js options of an authentication method. */
+function authOptions(auth: NatsAuth | undefined): Partial<ConnectionOptions> {
+  switch (auth?.kind) {
+    case 'user-password':
+      return { user: auth.user, pass: auth.password.reveal() };
+    case 'token':
+      return { token: auth.token.reveal() };
+    case 'creds':
+      return { authenticator: credsAuthenticator(new TextEncoder().encode(auth.creds.reveal())) };
+    case 'nkey':
+      return { authenticator: nkeyAuthenticator(new TextEncoder().encode(auth.seed.reveal())) };
+    default:
+      return {};
+  }
+}
+
 /**
  * Connects to NATS with unlimited reconnects and opens JetStream.
- * @throws BusError BUS_CONNECT_FAILED.
+ * @throws BusError BUS_AUTH_FAILED when the server refuses the credentials, BUS_CONNECT_FAILED otherwise.
  */
 export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
   const logger = (opts.logger ?? silentLogger).child({ component: 'bus' });
   const timeout = opts.timeoutMs ?? 5000;
+  const where = (Array.isArray(opts.servers) ? opts.servers : [opts.servers]).map(redactUrl).join(',');
   let nc: NatsConnection;
   try {
     nc = await connect({
@@ -51,16 +71,22 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
       reconnectTimeWait: opts.reconnectTimeWaitMs ?? 1000,
       timeout,
       waitOnFirstConnect: opts.waitOnFirstConnect ?? false,
+      ...authOptions(opts.auth),
     });
   } catch (e) {
-    throw new BusError(BusErrorCode.ConnectFailed, `cannot connect to NATS at ${String(opts.servers)}: ${(e as Error).message}`, { cause: e });
+    const refused = isAuthError(e);
+    throw new BusError(
+      refused ? BusErrorCode.AuthFailed : BusErrorCode.ConnectFailed,
+      `${refused ? `NATS at ${where} refused the credentials (auth ${opts.auth?.kind ?? 'none'})` : `cannot connect to NATS at ${where}`}: ${(e as Error).message}`,
+      { cause: e },
+    );
   }
   let jsm: JetStreamManager;
   try {
     jsm = await jetstreamManager(nc, { timeout });
   } catch (e) {
     await nc.close().catch(() => {});
-    throw new BusError(BusErrorCode.ConnectFailed, `JetStream is not available at ${String(opts.servers)}: ${(e as Error).message}`, { cause: e });
+    throw new BusError(BusErrorCode.ConnectFailed, `JetStream is not available at ${where}: ${(e as Error).message}`, { cause: e });
   }
   return new Bus(nc, jsm.jetstream(), jsm, logger);
 }
@@ -142,6 +168,13 @@ export class Bus implements BusContext {
   async closed(): Promise<void> {
     await this.nc.closed();
   }
+}
+
+function isAuthError(e: unknown): boolean {
+  for (let c: unknown = e; c instanceof Error; c = c.cause) {
+    if (c.name === 'AuthorizationError' || c.name === 'UserAuthenticationExpiredError' || /authorization violation|authentication/i.test(c.message)) return true;
+  }
+  return false;
 }
 
 function infoError(what: string, e: unknown): BusError {

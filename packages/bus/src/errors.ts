@@ -7,6 +7,8 @@ export const BusErrorCode = {
   InvalidArgument: 'BUS_INVALID_ARGUMENT',
   /** Could not connect to any server. */
   ConnectFailed: 'BUS_CONNECT_FAILED',
+  /** The server refused the credentials (user/password, token, creds or nkey). */
+  AuthFailed: 'BUS_AUTH_FAILED',
   /** The connection is closed. */
   Closed: 'BUS_CLOSED',
   /** The stream refused the message: full with `discard: new`, or out of resources. */

@@ -4,6 +4,7 @@ export * from './errors.js';
 export * from './logger.js';
 export * from './topology.js';
 export { Bus, connectBus, type ConnectBusOptions, type ConsumerLag } from './bus.js';
+export { readNatsSettings, describeNatsSettings, redactUrl, DEFAULT_NATS_URL, type NatsAuth, type NatsSettings } from './nats-settings.js';
 export type { BusContext } from './context.js';
 export type { PublishOptions, PublishResult } from './publish.js';
 export { nakDelayMs, DEFAULT_NAK_BACKOFF_MS, type ConsumeOptions, type ConsumeHandle, type ConsumeStats } from './consume.js';

@@ -1,23 +1,28 @@
 // Typed reading of configuration from environment variables, with errors that name the variable.
+// The environment is always passed in: only a service's config function (called by the startup
+// path with process.env) decides where settings come from, so libraries never read process.env.
+import { Secret } from './secret.js';
 
-type Env = Record<string, string | undefined>;
+/** Environment variables as a config function receives them. */
+export type Env = Readonly<Record<string, string | undefined>>;
 
+/** A setting is missing or invalid; `variable` names it and the message gives its value. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly code = 'CONFIG_INVALID';
   readonly variable: string;
-  constructor(variable: string, message: string) {
-    super(message);
+  constructor(variable: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.variable = variable;
   }
 }
 
-export function envString(name: string, def: string, env: Env = process.env): string {
+export function envString(name: string, def: string, env: Env): string {
   const v = env[name];
   return v === undefined || v === '' ? def : v;
 }
 
-export function envNumber(name: string, def: number, env: Env = process.env, opts: { min?: number; integer?: boolean } = {}): number {
+export function envNumber(name: string, def: number, env: Env, opts: { min?: number; integer?: boolean } = {}): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   const n = Number(raw);
@@ -28,11 +33,11 @@ export function envNumber(name: string, def: number, env: Env = process.env, opt
   return n;
 }
 
-export function envInt(name: string, def: number, env: Env = process.env, min = 0): number {
+export function envInt(name: string, def: number, env: Env, min = 0): number {
   return envNumber(name, def, env, { integer: true, min });
 }
 
-export function envBool(name: string, def: boolean, env: Env = process.env): boolean {
+export function envBool(name: string, def: boolean, env: Env): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
@@ -40,8 +45,20 @@ export function envBool(name: string, def: boolean, env: Env = process.env): boo
   throw new ConfigError(name, `${name}=${JSON.stringify(raw)} is not a boolean (true/false/1/0)`);
 }
 
-export function envList(name: string, def: string[], env: Env = process.env): string[] {
+export function envList(name: string, def: string[], env: Env): string[] {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+/** One of `allowed` (exact spelling). @throws ConfigError naming the variable and the choices. */
+export function envOneOf<T extends string>(name: string, def: T, allowed: readonly T[], env: Env): T {
+  const v = envString(name, def, env);
+  if (!(allowed as readonly string[]).includes(v)) throw new ConfigError(name, `${name}=${JSON.stringify(v)} must be one of ${allowed.join(', ')}`);
+  return v as T;
+}
+
+/** A secret setting ('' when unset); its value never reaches a log line or an error message. */
+export function envSecret(name: string, env: Env): Secret {
+  return new Secret(env[name] ?? '');
 }

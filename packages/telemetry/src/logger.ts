@@ -1,18 +1,57 @@
-// Logger interface injected into every constructor, and its pino binding (only mains call
-// createLogger). Secrets are redacted; fields, not sentences.
+// The pino binding of the owrl Logger, for service mains (the startup path of @owrl/service
+// creates it; nothing else does). JSON lines, ISO time, secrets redacted. Lines are written
+// synchronously to stdout/stderr: they leave in order and none is lost when the process exits
+// or crashes (an asynchronous destination reordered the last lines at exit: its flush does not
+// wait for a write in flight). flush() is still awaited before exit for other destinations.
 import type { Logger } from '@owrl/core';
 import { pino } from 'pino';
 
 export { silentLogger, type Logger } from '@owrl/core';
 
-const REDACT = ['token', 'password', 'secret', 'authorization', '*.token', '*.password', '*.secret', '*.authorization', 'headers.authorization'];
+/** Field names whose values never reach a log line, at the top level and up to three levels down. */
+export const REDACTED_FIELDS = ['password', 'pass', 'token', 'secret', 'authorization', 'controlToken', 'nkeySeed', 'creds', 'credentials'] as const;
 
-/**
- * JSON logger for a service main. Level from OWRL_LOG_LEVEL (default info). Writes to stdout,
- * or to stderr when `toStderr` (CLIs that print results on stdout).
- */
-export function createLogger(service: string, opts: { level?: string; toStderr?: boolean; bindings?: Record<string, unknown> } = {}): Logger {
-  const level = opts.level ?? process.env['OWRL_LOG_LEVEL'] ?? 'info';
-  const dest = pino.destination({ fd: opts.toStderr ? 2 : 1, sync: false });
-  return pino({ level, base: { service, pid: process.pid, ...opts.bindings }, redact: { paths: REDACT, censor: '[redacted]' }, timestamp: pino.stdTimeFunctions.isoTime }, dest) as unknown as Logger;
+/** pino redaction paths for REDACTED_FIELDS (plus request headers). */
+export const REDACT_PATHS: readonly string[] = [...REDACTED_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`, `*.*.*.${f}`]), 'headers.authorization', 'headers.cookie'];
+
+/** Levels OWRL_LOG_LEVEL may name. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A logger that can be flushed: what a main holds (inner classes take the plain Logger). */
+export interface ServiceLogger extends Logger {
+  /** Resolves when every line written so far has reached the destination (or the destination failed). */
+  flush(): Promise<void>;
+}
+
+export interface CreateLoggerOptions {
+  /** Default info. */
+  level?: LogLevel;
+  /** Write to stderr instead of stdout (CLIs that print results on stdout). */
+  toStderr?: boolean;
+  /** Fields on every line besides `service` and `pid`. */
+  bindings?: Record<string, unknown>;
+  /** Write here instead of fd 1/2 (tests). */
+  destination?: NodeJS.WritableStream;
+}
+
+/** JSON logger of a service: `service`, `pid`, ISO `time`, secrets redacted; synchronous writes to fd 1 (or 2). */
+export function createLogger(service: string, opts: CreateLoggerOptions = {}): ServiceLogger {
+  const dest = opts.destination ?? pino.destination({ fd: opts.toStderr ? 2 : 1, sync: true });
+  const p = pino(
+    {
+      level: opts.level ?? 'info',
+      base: { service, pid: process.pid, ...opts.bindings },
+      redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    dest,
+  );
+  const logger = p as unknown as ServiceLogger;
+  // pino's own flush takes a callback; the owrl face is a promise that never rejects.
+  const flushCb = p.flush.bind(p);
+  Object.defineProperty(logger, 'flush', {
+    value: () => new Promise<void>((resolve) => flushCb(() => resolve())),
+  });
+  return logger;
 }

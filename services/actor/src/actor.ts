@@ -29,7 +29,8 @@ import {
   type Delivery,
   type WeightsPointer,
 } from '@owrl/bus';
-import { Counter, Gauge, Histogram, EPISODE_BUCKETS, type Logger, type Registry } from '@owrl/telemetry';
+import type { Logger, Meter } from '@owrl/core';
+import { createActorMetrics, type ActorMetrics } from './actor-metrics.js';
 import type { ActorConfig } from './config.js';
 import type { PolicyHolder } from './policy-holder.js';
 import { buildTrajectory, fitPayload, sandboxFailure } from './trajectory-builder.js';
@@ -41,7 +42,7 @@ export interface ActorDeps {
   policies: PolicyHolder;
   weights: WeightsPointer;
   registry: ActorRegistry;
-  metrics: Registry;
+  meter: Meter;
   logger: Logger;
 }
 
@@ -55,16 +56,10 @@ export class Actor {
   private consumer: { stop(): Promise<void> } | null = null;
   private stopWatch: (() => Promise<void>) | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
-  private readonly mEpisodes: Counter<'class' | 'reason'>;
-  private readonly mDuration: Histogram;
-  private readonly mBusy: Gauge;
-  private readonly mVersion: Gauge;
+  private readonly m: ActorMetrics;
 
   constructor(private readonly d: ActorDeps) {
-    this.mEpisodes = new Counter({ name: 'owrl_actor_episodes_total', help: 'Episodes finished by termination class and reason', labelNames: ['class', 'reason'], registers: [d.metrics] });
-    this.mDuration = new Histogram({ name: 'owrl_actor_episode_seconds', help: 'Episode wall time', buckets: EPISODE_BUCKETS, registers: [d.metrics] });
-    this.mBusy = new Gauge({ name: 'owrl_actor_busy_slots', help: 'Browser slots running an episode', registers: [d.metrics] });
-    this.mVersion = new Gauge({ name: 'owrl_actor_policy_version', help: 'Policy version loaded', registers: [d.metrics] });
+    this.m = createActorMetrics(d.meter);
   }
 
   async start(): Promise<void> {
@@ -102,7 +97,7 @@ export class Actor {
     const log = this.d.logger.child({ run: req.runId, round: Number(req.round), group: req.group, trajectory: req.trajectoryId });
     const started = Date.now();
     this.busy++;
-    this.mBusy.set(this.busy);
+    this.m.busy.set(this.busy);
     let policyVersion = this.d.policies.version;
     let trajectory = await this.skipIfBlacklisted(req, started, log);
     if (!trajectory) {
@@ -110,7 +105,7 @@ export class Actor {
         await this.d.policies.waitFor(Number(req.minPolicyVersion), this.d.config.policyWaitMs);
         const held = this.d.policies.acquire();
         policyVersion = held.version;
-        this.mVersion.set(policyVersion);
+        this.m.policyVersion.set(policyVersion);
         try {
           const task = req.task;
           if (!task) throw new Error(`rollout ${req.trajectoryId} carries no task`);
@@ -143,11 +138,11 @@ export class Actor {
     await this.d.bus.publish(trajSubject(req.runId), TrajectorySchema, trajectory, { msgId: req.trajectoryId });
     await delivery.ack();
     const className = terminationClassName(trajectory.termination?.class);
-    this.mEpisodes.inc({ class: className, reason: trajectory.termination?.reason ?? '' });
-    this.mDuration.observe((Date.now() - started) / 1000);
+    this.m.episodes.inc({ class: className, reason: trajectory.termination?.reason ?? '' });
+    this.m.duration.observe((Date.now() - started) / 1000);
     this.episodes++;
     this.busy--;
-    this.mBusy.set(this.busy);
+    this.m.busy.set(this.busy);
     log.info({ termination: className, reason: trajectory.termination?.reason, steps: trajectory.steps.length, policyVersion, ms: Date.now() - started }, 'episode finished');
   }
 

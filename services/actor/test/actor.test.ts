@@ -13,10 +13,9 @@ import {
   WeightsPointer,
   type Bus,
 } from '@owrl/bus';
-import { silentLogger } from '@owrl/core';
+import { MemoryMeter, silentLogger } from '@owrl/core';
 import { exportOnnx, initialModel, POLICY_KIND } from '@owrl/policy';
 import { make, PolicyArtifactSchema, RolloutRequestSchema, TaskSchema, terminationClassName } from '@owrl/proto';
-import { createRegistry } from '@owrl/telemetry';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { Actor } from '../src/actor.js';
 import type { ActorConfig } from '../src/config.js';
@@ -85,14 +84,13 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
   const weights = await WeightsPointer.open(bus);
   await weights.put(publishArtifact(0, 0));
   const config: ActorConfig = {
-    natsUrl: nats.url,
     actorId: 'actor-test-1',
     slots: 2,
     allowHosts: [new URL(siteUrl).host],
     chromiumPath: '/usr/bin/chromium',
-    metricsPort: 0,
     policyWaitMs: 30_000,
-    heartbeatMs: 60_000,
+    // Below the actor bucket's 30 s TTL: the registry must still list the actor at the end of a slow run.
+    heartbeatMs: 5_000,
     maxEpisodesPerBrowser: 50,
     maxPayloadBytes: 8 * 1024 * 1024,
   };
@@ -100,7 +98,7 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
   await pool.start();
   const policies = new PolicyHolder(silentLogger);
   const registry = await ActorRegistry.open(bus);
-  const actor = new Actor({ config, bus, pool, policies, weights, registry, metrics: createRegistry('actor-test', { defaultMetrics: false }), logger: silentLogger });
+  const actor = new Actor({ config, bus, pool, policies, weights, registry, meter: new MemoryMeter(), logger: silentLogger });
   try {
     await actor.start();
     for (let s = 0; s < 3; s++) await bus.publish(taskSubject('runa'), RolloutRequestSchema, request('runa', s, 0), { msgId: `runa/0/0/${s}/0` });

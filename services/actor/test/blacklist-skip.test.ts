@@ -5,9 +5,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BrowserPool } from '@owrl/browser-env';
 import { ActorRegistry, Blacklist, connectBus, ensureTopology, taskSubject, WeightsPointer, type Bus } from '@owrl/bus';
-import { silentLogger } from '@owrl/core';
+import { MemoryMeter, silentLogger } from '@owrl/core';
 import { make, RolloutRequestSchema, TaskSchema, terminationClassName } from '@owrl/proto';
-import { createRegistry } from '@owrl/telemetry';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { Actor } from '../src/actor.js';
 import type { ActorConfig } from '../src/config.js';
@@ -34,12 +33,10 @@ void test('a blacklisted host is answered with INIT_ERROR host_blacklisted witho
   await blacklist.add('walled.test:9443', { reason: 'bot_wall', failures: 5, untilMs: now + 600_000 });
   await blacklist.add('expired.test:9443', { reason: 'init_error:dns', failures: 5, untilMs: now - 1 });
   const config: ActorConfig = {
-    natsUrl: nats.url,
     actorId: 'actor-skip-1',
     slots: 2,
     allowHosts: [],
     chromiumPath: '/usr/bin/chromium',
-    metricsPort: 0,
     // No policy is ever published: a request that gets past the blacklist fails fast on our side.
     policyWaitMs: 0,
     heartbeatMs: 60_000,
@@ -48,9 +45,10 @@ void test('a blacklisted host is answered with INIT_ERROR host_blacklisted witho
   };
   const pool = new BrowserPool({ allowHosts: [] });
   const policies = new PolicyHolder(silentLogger);
-  const metrics = createRegistry('actor-skip-test', { defaultMetrics: false });
-  const actor = new Actor({ config, bus, pool, policies, weights: await WeightsPointer.open(bus), registry: await ActorRegistry.open(bus), metrics, logger: silentLogger });
+  const meter = new MemoryMeter();
+  const actor = new Actor({ config, bus, pool, policies, weights: await WeightsPointer.open(bus), registry: await ActorRegistry.open(bus), meter, logger: silentLogger });
   const urls = ['https://walled.test:9443/start', 'https://WALLED.test:9443/other?q=1', 'https://expired.test:9443/'];
+  let stopped = false;
   try {
     await actor.start();
     for (const [s, url] of urls.entries()) {
@@ -73,10 +71,18 @@ void test('a blacklisted host is answered with INIT_ERROR host_blacklisted witho
     assert.deepEqual([terminationClassName(expired?.termination?.class), expired?.termination?.reason], ['SANDBOX_ERROR', 'actor_error']);
     assert.equal(pool.stats().launches, 0, 'no browser was opened');
     assert.equal(await workQueueLeft(bus), 0, 'every request was acked');
-    const episodes = await metrics.getSingleMetric('owrl_actor_episodes_total')?.get();
-    assert.equal(episodes?.values.find((v) => v.labels['reason'] === 'host_blacklisted')?.value, 2);
-  } finally {
+    // The actor records an episode after its ack: stop it (in-flight handlers finish) before reading.
     await actor.stop();
+    stopped = true;
+    const byClass = meter.series('owrl_actor_episodes_total').sort((a, b) => String(a.labels['class']).localeCompare(String(b.labels['class'])));
+    assert.deepEqual(byClass, [
+      { labels: { class: 'INIT_ERROR', reason: 'host_blacklisted' }, value: 2 },
+      { labels: { class: 'SANDBOX_ERROR', reason: 'actor_error' }, value: 1 },
+    ]);
+    assert.equal(meter.observations('owrl_actor_episode_seconds').length, 3);
+    assert.equal(meter.value('owrl_actor_busy_slots'), 0);
+  } finally {
+    if (!stopped) await actor.stop();
     await policies.close();
     await pool.close();
   }

@@ -3,6 +3,7 @@
 // host:port (a whole URL is accepted and reduced to that).
 import { parseArgs } from 'node:util';
 import { Blacklist, connectBus, ensureTopology, isEntryBlocking, isNotFound, type Bus } from '@owrl/bus';
+import { natsSettings } from './nats-option.js';
 import { UsageError } from './usage.js';
 
 export const BLACKLIST_HELP = `usage:
@@ -163,8 +164,8 @@ export async function runBlacklistCommand(
       if (!Number.isInteger(failures) || failures < 0) throw new UsageError(`--failures must be an integer >= 0, got ${JSON.stringify(values.failures)}`);
     }
   }
-  const natsUrl = values.nats ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
-  const bus = await connectBus({ servers: natsUrl, name: 'owrl-cli-blacklist', timeoutMs: 5000 });
+  const nats = natsSettings(env, values.nats);
+  const bus = await connectBus({ servers: nats.servers, auth: nats.auth, name: 'owrl-cli-blacklist', timeoutMs: 5000 });
   try {
     if (sub === 'list') return await list(bus, values.json === true, out);
     if (sub === 'add') return await add(bus, host, reason, ttlMs, failures, out, warn);

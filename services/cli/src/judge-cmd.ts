@@ -5,10 +5,21 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { addPair, calibrationFigures, confusionTable, emptyConfusion } from '@owrl/judge-core';
 import { judgeInputFromTrajectory, OnnxJudge } from '@owrl/judge-model';
-import { createLogger } from '@owrl/telemetry';
+import { envOneOf, type Env } from '@owrl/core';
+import { createLogger, LOG_LEVELS, type LogLevel } from '@owrl/telemetry';
 import { exportJudgeRecords } from './judge-export.js';
 import { JudgeRecordError, parseLabelledRecords } from './judge-records.js';
+import { natsSettings } from './nats-option.js';
 import { UsageError } from './usage.js';
+
+/** OWRL_LOG_LEVEL of a command (default warn: its output is the figures). @throws UsageError naming the variable. */
+function logLevel(env: Env): LogLevel {
+  try {
+    return envOneOf('OWRL_LOG_LEVEL', 'warn', LOG_LEVELS, env);
+  } catch (e) {
+    throw new UsageError((e as Error).message, { cause: e });
+  }
+}
 
 export const JUDGE_HELP = `owrl judge — judge model tools
 
@@ -62,7 +73,7 @@ async function evaluate(argv: readonly string[]): Promise<number> {
   if (records.length === 0) throw new UsageError(`${values.labels} holds no labelled records`);
 
   // Logs (device in use, fallback warnings) go to stderr; the figures to stdout.
-  const logger = createLogger('owrl-judge-eval', { toStderr: true, level: process.env['OWRL_LOG_LEVEL'] ?? 'warn' });
+  const logger = createLogger('owrl-judge-eval', { toStderr: true, level: logLevel(process.env) });
   const judge = await OnnxJudge.load({ modelDir: values.model, device, maxBatch: batch, logger, ...(threshold !== undefined ? { threshold } : {}) });
   const confusion = emptyConfusion();
   const started = performance.now();
@@ -116,7 +127,7 @@ async function exportCmd(argv: readonly string[]): Promise<number> {
   });
   if (values.run !== undefined && !/^[A-Za-z0-9_-]+$/.test(values.run)) throw new UsageError(`--run ${JSON.stringify(values.run)} must be a run id ([A-Za-z0-9_-])`);
   const summary = await exportJudgeRecords({
-    natsUrl: values.nats ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
+    nats: natsSettings(process.env, values.nats),
     runId: values.run ?? '',
     out: values.out ?? '',
     labelledOnly: values['labelled-only'] === true,

@@ -2,12 +2,12 @@
 // ordered consumer and writes one judge record per line (judge-records.ts), up to what the stream
 // held when the export started.
 import fs from 'node:fs';
-import { connectBus, STREAM_SCORED, SUBJECT_SCORED, scoredSubject } from '@owrl/bus';
+import { connectBus, STREAM_SCORED, SUBJECT_SCORED, scoredSubject, type NatsSettings } from '@owrl/bus';
 import { decode, ScoredTrajectorySchema } from '@owrl/proto';
 import { recordFromScored, type JudgeRecord } from './judge-records.js';
 
 export interface ExportOptions {
-  natsUrl: string;
+  nats: NatsSettings;
   /** Only this run's scored trajectories; all runs when empty. */
   runId: string;
   /** Output file; stdout when empty. */
@@ -27,7 +27,7 @@ export interface ExportSummary {
 
 /** Exports and returns counts. @throws BusError when NATS or the stream cannot be reached. */
 export async function exportJudgeRecords(o: ExportOptions, write: (line: string) => void = (l) => process.stdout.write(l)): Promise<ExportSummary> {
-  const bus = await connectBus({ servers: o.natsUrl, name: 'owrl-judge-export', timeoutMs: 5000 });
+  const bus = await connectBus({ servers: o.nats.servers, auth: o.nats.auth, name: 'owrl-judge-export', timeoutMs: 5000 });
   const file = o.out === '' ? undefined : fs.openSync(o.out, 'w');
   const emit = (rec: JudgeRecord): void => {
     const line = JSON.stringify(rec) + '\n';

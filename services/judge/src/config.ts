@@ -1,9 +1,9 @@
 // Configuration of the judge process from environment variables, with errors naming the variable:
-// NATS_URL, OWRL_JUDGE_VERSION, OWRL_JUDGE_CONCURRENCY, OWRL_JUDGE_TIMEOUT_MS, OWRL_METRICS_PORT,
-// and the judge model: OWRL_JUDGE_MODEL (model folder; none = verifiers only), OWRL_JUDGE_DEVICE
+// OWRL_JUDGE_VERSION, OWRL_JUDGE_CONCURRENCY, OWRL_JUDGE_TIMEOUT_MS, and the judge model: OWRL_JUDGE_MODEL (model folder; none = verifiers only), OWRL_JUDGE_DEVICE
 // (auto | cuda | cpu), OWRL_JUDGE_THRESHOLD, OWRL_JUDGE_WORKERS, OWRL_JUDGE_THREADS,
-// OWRL_JUDGE_MAX_BATCH, OWRL_JUDGE_SHADOW (default true when a model is set).
-import { ConfigError, envBool, envInt, envNumber, envString } from '@owrl/core';
+// OWRL_JUDGE_MAX_BATCH, OWRL_JUDGE_SHADOW (default true when a model is set). NATS_*,
+// OWRL_LOG_LEVEL and OWRL_METRICS_PORT are read by the startup path (@owrl/service).
+import { ConfigError, envBool, envInt, envNumber, envOneOf, envString, type Env } from '@owrl/core';
 
 export type JudgeDeviceSetting = 'auto' | 'cuda' | 'cpu';
 
@@ -21,24 +21,15 @@ export interface JudgeModelConfig {
 }
 
 export interface JudgeConfig {
-  natsUrl: string;
   judgeVersion: string;
   concurrency: number;
-  /** 0 = no metrics server. */
-  metricsPort: number;
   timeoutMs: number;
   /** The judge model, when OWRL_JUDGE_MODEL is set. */
   model: JudgeModelConfig | undefined;
 }
 
-function oneOf<T extends string>(name: string, def: T, allowed: readonly T[], env: Record<string, string | undefined>): T {
-  const v = envString(name, def, env);
-  if (!(allowed as readonly string[]).includes(v)) throw new ConfigError(name, `${name}=${JSON.stringify(v)} must be one of ${allowed.join(', ')}`);
-  return v as T;
-}
-
 /** Configuration from environment variables. @throws ConfigError naming the variable. */
-export function readConfig(env: Record<string, string | undefined> = process.env): JudgeConfig {
+export function readConfig(env: Env): JudgeConfig {
   const modelDir = envString('OWRL_JUDGE_MODEL', '', env);
   let model: JudgeModelConfig | undefined;
   if (modelDir !== '') {
@@ -48,7 +39,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     }
     model = {
       dir: modelDir,
-      device: oneOf('OWRL_JUDGE_DEVICE', 'auto', ['auto', 'cuda', 'cpu'] as const, env),
+      device: envOneOf('OWRL_JUDGE_DEVICE', 'auto', ['auto', 'cuda', 'cpu'] as const, env),
       threshold,
       workers: envInt('OWRL_JUDGE_WORKERS', 1, env, 1),
       threads: envInt('OWRL_JUDGE_THREADS', 0, env, 0),
@@ -57,10 +48,8 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     };
   }
   return {
-    natsUrl: envString('NATS_URL', 'nats://127.0.0.1:4222', env),
     judgeVersion: envString('OWRL_JUDGE_VERSION', 'verifier-1', env),
     concurrency: envInt('OWRL_JUDGE_CONCURRENCY', 8, env, 1),
-    metricsPort: envInt('OWRL_METRICS_PORT', 0, env, 0),
     timeoutMs: envInt('OWRL_JUDGE_TIMEOUT_MS', 10_000, env, 1),
     model,
   };

@@ -1,6 +1,6 @@
-// Prometheus metrics of the judge, registered on the registry the service is given (no global
-// default registry): outcomes by source, latency, duplicates, exclusions and publish failures.
-import { Counter, Gauge, Histogram, FAST_BUCKETS, type Registry } from '@owrl/telemetry';
+// Metrics of the judge, created on the injected meter: outcomes by source, latency, duplicates,
+// exclusions, publish failures and the shadow calibration of the judge model.
+import { FAST_BUCKETS, type Counter, type Gauge, type Histogram, type Meter } from '@owrl/core';
 
 export interface JudgeMetrics {
   /** outcome: success | failure | excluded; source: format | rule | verifier | model | none. */
@@ -17,54 +17,27 @@ export interface JudgeMetrics {
   shadowCalibration: Gauge<'figure'>;
 }
 
-/** Registers the judge's metrics on `reg` (once per registry: prom-client rejects duplicate names). */
-export function createJudgeMetrics(reg: Registry): JudgeMetrics {
+export function createJudgeMetrics(meter: Meter): JudgeMetrics {
   return {
-    trajectories: new Counter({
-      name: 'owrl_judge_trajectories_total',
-      help: 'Trajectories judged and published, by outcome and verdict source',
-      labelNames: ['outcome', 'source'] as const,
-      registers: [reg],
-    }),
-    excluded: new Counter({
-      name: 'owrl_judge_excluded_total',
-      help: 'Trajectories published as excluded (not trainable), by reason',
-      labelNames: ['reason'] as const,
-      registers: [reg],
-    }),
-    latency: new Histogram({
-      name: 'owrl_judge_latency_seconds',
-      help: 'Time to judge one trajectory (pipeline only, publish excluded)',
-      buckets: FAST_BUCKETS,
-      registers: [reg],
-    }),
-    duplicates: new Counter({
-      name: 'owrl_judge_duplicates_total',
-      help: 'Redelivered trajectories that were already published (dropped)',
-      registers: [reg],
-    }),
-    publishFailures: new Counter({
-      name: 'owrl_judge_publish_failures_total',
-      help: 'Scored trajectories that could not be published (the trajectory is redelivered)',
-      registers: [reg],
-    }),
-    shadowPairs: new Counter({
+    trajectories: meter.counter({ name: 'owrl_judge_trajectories_total', help: 'Trajectories judged and published, by outcome and verdict source', labelNames: ['outcome', 'source'] }),
+    excluded: meter.counter({ name: 'owrl_judge_excluded_total', help: 'Trajectories published as excluded (not trainable), by reason', labelNames: ['reason'] }),
+    latency: meter.histogram({ name: 'owrl_judge_latency_seconds', help: 'Time to judge one trajectory (pipeline only, publish excluded)', buckets: FAST_BUCKETS }),
+    duplicates: meter.counter({ name: 'owrl_judge_duplicates_total', help: 'Redelivered trajectories that were already published (dropped)' }),
+    publishFailures: meter.counter({ name: 'owrl_judge_publish_failures_total', help: 'Scored trajectories that could not be published (the trajectory is redelivered)' }),
+    shadowPairs: meter.counter({
       name: 'owrl_judge_shadow_pairs_total',
       help: 'Shadow mode: trajectories judged by both the verifier (reward) and the model, by both verdicts',
-      labelNames: ['model', 'verifier'] as const,
-      registers: [reg],
+      labelNames: ['model', 'verifier'],
     }),
-    shadowUnavailable: new Counter({
+    shadowUnavailable: meter.counter({
       name: 'owrl_judge_shadow_unavailable_total',
       help: 'Shadow mode: trajectories the model could not judge (the reward is unaffected), by reason',
-      labelNames: ['reason'] as const,
-      registers: [reg],
+      labelNames: ['reason'],
     }),
-    shadowCalibration: new Gauge({
+    shadowCalibration: meter.gauge({
       name: 'owrl_judge_shadow_calibration_ratio',
       help: 'Shadow mode: the model against the verifiers since start (figure = agreement | precision | recall | f1)',
-      labelNames: ['figure'] as const,
-      registers: [reg],
+      labelNames: ['figure'],
     }),
   };
 }

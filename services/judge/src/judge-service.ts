@@ -12,7 +12,7 @@ import {
   type ConsumeHandle,
   type Delivery,
 } from '@owrl/bus';
-import { parseTrajectoryId } from '@owrl/core';
+import { noopMeter, parseTrajectoryId, silentLogger, type Logger, type Meter } from '@owrl/core';
 import {
   addPair,
   calibrationFigures,
@@ -29,14 +29,13 @@ import {
   type Verifiers,
 } from '@owrl/judge-core';
 import { ScoredTrajectorySchema, TrajectorySchema, clone, verdictSourceName, type ScoredTrajectory, type Trajectory } from '@owrl/proto';
-import { Registry, silentLogger, type Logger } from '@owrl/telemetry';
 import { createJudgeMetrics, type JudgeMetrics } from './judge-metrics.js';
 
 export interface JudgeServiceOptions {
   bus: Bus;
   logger?: Logger;
-  /** Registry the judge's metrics are registered on (a fresh private one when omitted). */
-  metrics?: Registry;
+  /** Meter of the judge's metrics (none recorded when omitted). */
+  meter?: Meter;
   /** Written into every verdict, e.g. `verifier-1`. */
   judgeVersion: string;
   /** Trajectories judged at once (max in-flight deliveries). */
@@ -96,7 +95,7 @@ export class JudgeService {
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError(`timeoutMs ${timeoutMs} must be a positive number`);
     this.#bus = opts.bus;
     this.#log = (opts.logger ?? silentLogger).child({ component: 'judge' });
-    this.#metrics = createJudgeMetrics(opts.metrics ?? new Registry());
+    this.#metrics = createJudgeMetrics(opts.meter ?? noopMeter);
     this.#judgeVersion = opts.judgeVersion;
     this.#concurrency = opts.concurrency;
     this.#timeoutMs = timeoutMs;

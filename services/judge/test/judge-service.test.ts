@@ -22,7 +22,7 @@ import {
   type Trajectory,
   type Verifier,
 } from '@owrl/proto';
-import { Registry } from '@owrl/telemetry';
+import { MemoryMeter } from '@owrl/core';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { JudgeService, readConfig } from '../src/index.js';
 
@@ -122,11 +122,11 @@ async function purge(bus: Bus): Promise<void> {
 void test('success, wrong answer, ENV_ERROR, site outage and a duplicate: one scored message each, the duplicate once', async () => {
   const bus = await freshBus();
   await purge(bus);
-  const registry = new Registry();
+  const meter = new MemoryMeter();
   const base = createVerifiers();
   let answerChecks = 0;
   const verifiers: Verifiers = { ...base, answer: (m, a) => (answerChecks++, base.answer(m, a)) };
-  const service = new JudgeService({ bus, metrics: registry, judgeVersion: 'verifier-test', concurrency: 1, verifiers, timeoutMs: 2000, pullExpiresMs: 1000 });
+  const service = new JudgeService({ bus, meter, judgeVersion: 'verifier-test', concurrency: 1, verifiers, timeoutMs: 2000, pullExpiresMs: 1000 });
   const reader = await scoredReader(bus);
   try {
     const run = 'runJ';
@@ -173,14 +173,14 @@ void test('success, wrong answer, ENV_ERROR, site outage and a duplicate: one sc
     const lag = await bus.consumerLag(STREAM_TRAJ, CONSUMER_JUDGE);
     assert.deepEqual([lag.numPending, lag.numAckPending], [0, 0], 'every trajectory acked');
 
-    const text = await registry.metrics();
-    assert.match(text, /owrl_judge_duplicates_total 1\b/);
-    assert.match(text, /owrl_judge_trajectories_total\{outcome="success",source="verifier"\} 1\b/);
-    assert.match(text, /owrl_judge_trajectories_total\{outcome="failure",source="verifier"\} 1\b/);
-    assert.match(text, /owrl_judge_trajectories_total\{outcome="failure",source="rule"\} 1\b/);
-    assert.match(text, /owrl_judge_trajectories_total\{outcome="excluded",source="none"\} 2\b/);
-    assert.match(text, /owrl_judge_excluded_total\{reason="judge:verifier_unavailable"\} 1\b/);
-    assert.match(text, /owrl_judge_latency_seconds_count 5\b/);
+    assert.equal(meter.value('owrl_judge_duplicates_total'), 1);
+    assert.equal(meter.value('owrl_judge_trajectories_total', { outcome: 'success', source: 'verifier' }), 1);
+    assert.equal(meter.value('owrl_judge_trajectories_total', { outcome: 'failure', source: 'verifier' }), 1);
+    assert.equal(meter.value('owrl_judge_trajectories_total', { outcome: 'failure', source: 'rule' }), 1);
+    assert.equal(meter.value('owrl_judge_trajectories_total', { outcome: 'excluded', source: 'none' }), 2);
+    assert.equal(meter.total('owrl_judge_trajectories_total'), 5);
+    assert.equal(meter.value('owrl_judge_excluded_total', { reason: 'judge:verifier_unavailable' }), 1);
+    assert.equal(meter.observations('owrl_judge_latency_seconds').length, 5);
   } finally {
     await service.stop();
     await reader.handle.stop();
@@ -219,8 +219,7 @@ void test('stop() lets an in-flight trajectory finish: it is published and acked
 });
 
 void test('readConfig: defaults and errors naming the variable', () => {
-  assert.deepEqual(readConfig({}), { natsUrl: 'nats://127.0.0.1:4222', judgeVersion: 'verifier-1', concurrency: 8, metricsPort: 0, timeoutMs: 10_000, model: undefined });
-  assert.equal(readConfig({ OWRL_JUDGE_CONCURRENCY: '3', NATS_URL: 'nats://n:4222' }).concurrency, 3);
+  assert.deepEqual(readConfig({}), { judgeVersion: 'verifier-1', concurrency: 8, timeoutMs: 10_000, model: undefined });
+  assert.equal(readConfig({ OWRL_JUDGE_CONCURRENCY: '3' }).concurrency, 3);
   assert.throws(() => readConfig({ OWRL_JUDGE_CONCURRENCY: '0' }), /OWRL_JUDGE_CONCURRENCY="0"/);
-  assert.throws(() => readConfig({ OWRL_METRICS_PORT: 'abc' }), /OWRL_METRICS_PORT/);
 });

@@ -83,7 +83,10 @@ void test('main: serves health and metrics, judges, logs JSON with service=judge
     child.kill('SIGTERM');
     const [code, signal] = await exited;
     assert.deepEqual([code, signal], [0, null], stderr);
-    assert.ok(lines.some((l) => l['msg'] === 'judge shutting down' && l['signal'] === 'SIGTERM'));
+    assert.ok(lines.some((l) => l['msg'] === 'stopping' && l['reason'] === 'SIGTERM'));
+    const msgs = lines.map((l) => l['msg']);
+    assert.equal(msgs[msgs.length - 1], 'stopped', 'the last line is flushed before exit');
+    assert.ok(msgs.indexOf('judge stopped') > msgs.indexOf('stopping'), 'the service stops after the shutdown begins');
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }

@@ -22,7 +22,7 @@ import {
   type ScoredTrajectory,
   type Trajectory,
 } from '@owrl/proto';
-import { Registry } from '@owrl/telemetry';
+import { MemoryMeter } from '@owrl/core';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { JudgeService, readConfig } from '../src/index.js';
 
@@ -62,9 +62,9 @@ function trajectory(sample: number, answer: string, accepted?: string): Trajecto
 void test('model verdicts for unverified tasks, shadow verdicts and calibration for verified ones', async () => {
   const bus = await connectBus({ servers: nats.url, name: 'judge-shadow-test' });
   await ensureTopology(bus, { storage: 'memory' });
-  const registry = new Registry();
+  const meter = new MemoryMeter();
   const source = modelVerdictSource(judge, { threshold: 0.5 });
-  const service = new JudgeService({ bus, metrics: registry, judgeVersion: 'verifier-7', concurrency: 4, timeoutMs: 20_000, sources: [source], shadow: source, pullExpiresMs: 1000 });
+  const service = new JudgeService({ bus, meter, judgeVersion: 'verifier-7', concurrency: 4, timeoutMs: 20_000, sources: [source], shadow: source, pullExpiresMs: 1000 });
   const items: ScoredTrajectory[] = [];
   let notify = (): void => {};
   const reader = await bus.consume({
@@ -113,11 +113,10 @@ void test('model verdicts for unverified tasks, shadow verdicts and calibration 
     const c = service.stats.shadow;
     assert.equal(c.tp + c.fp + c.fn + c.tn, 3);
     assert.equal(c.tp + c.fn, 2, 'verifier successes');
-    const text = await registry.metrics();
-    const pairs = [...text.matchAll(/^owrl_judge_shadow_pairs_total\{[^}]*\} (\d+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
-    assert.equal(pairs, 3);
-    assert.match(text, /owrl_judge_shadow_calibration_ratio\{figure="agreement"\} [\d.]+/);
-    assert.match(text, /owrl_judge_trajectories_total\{outcome="(success|failure)",source="model"\} 1\b/);
+    assert.equal(meter.total('owrl_judge_shadow_pairs_total'), 3);
+    assert.equal(meter.value('owrl_judge_shadow_calibration_ratio', { figure: 'agreement' }), (c.tp + c.tn) / 3);
+    const byModel = meter.series('owrl_judge_trajectories_total').filter((x) => x.labels['source'] === 'model');
+    assert.deepEqual(byModel.map((x) => x.value), [1]);
     const lag = await bus.consumerLag(STREAM_TRAJ, 'judge');
     assert.equal(lag.numAckPending, 0);
   } finally {
@@ -128,7 +127,7 @@ void test('model verdicts for unverified tasks, shadow verdicts and calibration 
 });
 
 void test('readConfig: the judge model settings', () => {
-  assert.deepEqual(readConfig({}), { natsUrl: 'nats://127.0.0.1:4222', judgeVersion: 'verifier-1', concurrency: 8, metricsPort: 0, timeoutMs: 10_000, model: undefined });
+  assert.deepEqual(readConfig({}), { judgeVersion: 'verifier-1', concurrency: 8, timeoutMs: 10_000, model: undefined });
   const m = readConfig({ OWRL_JUDGE_MODEL: '/models/judge', OWRL_JUDGE_DEVICE: 'cpu', OWRL_JUDGE_THRESHOLD: '0.7', OWRL_JUDGE_SHADOW: 'false' }).model;
   assert.deepEqual(m, { dir: '/models/judge', device: 'cpu', threshold: 0.7, workers: 1, threads: 0, maxBatch: 8, shadow: false });
   assert.equal(readConfig({ OWRL_JUDGE_MODEL: '/m' }).model?.shadow, true);

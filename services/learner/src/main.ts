@@ -1,10 +1,10 @@
-// Learner process: wires config, NATS, the artifact server, gRPC, metrics and the training loop.
+// Learner process: wires config, NATS, the artifact server, gRPC, metrics and the training loop,
+// run through the startup path (@owrl/service).
 import path from 'node:path';
-import { connectBus, ensureTopology, WeightsPointer, Blacklist } from '@owrl/bus';
-import { takeShutdownSignals } from '@owrl/core';
+import { ensureTopology, WeightsPointer, Blacklist } from '@owrl/bus';
 import { DEFAULT_DIM, initialModel } from '@owrl/policy';
 import { Adam, GrpoTrainer } from '@owrl/rl';
-import { createLogger, createRegistry, startMetricsServer } from '@owrl/telemetry';
+import { runService } from '@owrl/service';
 import { ArtifactServer } from './artifact-server.js';
 import { CheckpointStore } from './checkpoint.js';
 import { loadLearnerConfig } from './config.js';
@@ -15,81 +15,56 @@ import { RunStateStore } from './run-state-store.js';
 import { TaskScheduler } from './scheduler.js';
 import { loadTasks } from './task-source.js';
 
-async function main(): Promise<void> {
-  const signals = takeShutdownSignals();
-  const config = loadLearnerConfig();
-  const logger = createLogger('learner', { bindings: { run: config.runId } });
-  const registry = createRegistry('learner');
-  const metrics = createLearnerMetrics(registry);
-  const store = new RunStateStore(config.runId, config.rounds, 'sync');
-  const runDir = path.join(config.dataDir, config.runId);
+runService({
+  name: 'learner',
+  config: loadLearnerConfig,
+  connectionName: (c) => `owrl-learner-${c.runId}`,
+  logBindings: (c) => ({ run: c.runId }),
+  start: async ({ config, bus, logger, meter }) => {
+    const metrics = createLearnerMetrics(meter);
+    const store = new RunStateStore(config.runId, config.rounds, 'sync');
+    const runDir = path.join(config.dataDir, config.runId);
 
-  const bus = await connectBus({ servers: config.natsUrl, name: `owrl-learner-${config.runId}`, logger });
-  await ensureTopology(bus);
-  const weights = await WeightsPointer.open(bus);
-  const blacklist = await Blacklist.open(bus);
+    await ensureTopology(bus, { logger });
+    const weights = await WeightsPointer.open(bus);
+    const blacklist = await Blacklist.open(bus);
 
-  const tasks = await loadTasks(config);
-  logger.info({ tasks: tasks.length, levels: [...new Set(tasks.map((t) => t.difficulty))].sort() }, 'task pool loaded');
-  const scheduler = new TaskScheduler(tasks, { seed: config.seed });
-  const checkpoints = new CheckpointStore(path.join(runDir, 'checkpoint'));
-  const model = initialModel({ dim: DEFAULT_DIM, temperature: config.temperature });
-  const restored = config.resume ? checkpoints.load(model.dim) : null;
-  if (restored) model.weights.set(restored.weights);
-  const optimizer = restored?.optimizer ?? new Adam(model.dim, config.learningRate > 0 ? { lr: config.learningRate } : {});
-  const trainer = new GrpoTrainer(model, optimizer, { epochs: config.ppoEpochs, clipLow: config.clipLow, clipHigh: config.clipHigh });
-  const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost });
-  const artifactUrl = await artifacts.start();
+    const tasks = await loadTasks(config);
+    logger.info({ tasks: tasks.length, levels: [...new Set(tasks.map((t) => t.difficulty))].sort() }, 'task pool loaded');
+    const scheduler = new TaskScheduler(tasks, { seed: config.seed });
+    const checkpoints = new CheckpointStore(path.join(runDir, 'checkpoint'));
+    const model = initialModel({ dim: DEFAULT_DIM, temperature: config.temperature });
+    const restored = config.resume ? checkpoints.load(model.dim) : null;
+    if (restored) model.weights.set(restored.weights);
+    const optimizer = restored?.optimizer ?? new Adam(model.dim, config.learningRate > 0 ? { lr: config.learningRate } : {});
+    const trainer = new GrpoTrainer(model, optimizer, { epochs: config.ppoEpochs, clipLow: config.clipLow, clipHigh: config.clipHigh });
+    const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost });
+    const artifactUrl = await artifacts.start();
 
-  const learner = new Learner({
-    config,
-    bus,
-    store,
-    scheduler,
-    model,
-    trainer,
-    artifacts,
-    weights,
-    blacklist,
-    checkpoints,
-    restored,
-    metrics,
-    logger,
-  });
-  const grpcServer = new LearnerGrpcServer(store, learner, { port: config.grpcPort, host: config.grpcHost, controlToken: config.controlToken, logger });
-  const grpcPort = await grpcServer.start();
-  grpcServer.setServing(true);
-  const metricsServer = config.metricsPort > 0 ? await startMetricsServer(registry, { port: config.metricsPort }) : null;
-  logger.info({ grpcPort, artifactUrl, metricsPort: metricsServer?.port ?? 0 }, 'learner listening');
+    const learner = new Learner({ config, bus, store, scheduler, model, trainer, artifacts, weights, blacklist, checkpoints, restored, metrics, logger });
+    const grpcServer = new LearnerGrpcServer(store, learner, { port: config.grpcPort, host: config.grpcHost, controlToken: config.controlToken, logger });
+    const grpcPort = await grpcServer.start();
+    grpcServer.setServing(true);
+    logger.info({ grpcPort, artifactUrl }, 'learner listening');
 
-  let shuttingDown = false;
-  const shutdown = async (signal: string) => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    logger.info({ signal }, 'learner shutting down');
-    learner.stop();
-    grpcServer.setServing(false);
-    await grpcServer.close();
-    await artifacts.close();
-    await metricsServer?.close();
-    await bus.close();
-    process.exit(0);
-  };
-  signals.ready(shutdown);
-
-  try {
-    await learner.run();
-    logger.info({ state: 'finished', policyVersion: store.get().policyVersion.toString() }, 'training finished; still serving run state until stopped');
-  } catch (e) {
-    logger.error({ err: e }, 'training loop failed');
-    store.change('phase', (s) => {
-      s.phase = 5;
-      s.message = (e as Error).message;
-    });
-  }
-}
-
-main().catch((e: unknown) => {
-  process.stderr.write(`learner: ${(e as Error).stack ?? String(e)}\n`);
-  process.exit(1);
+    // Training runs in the background; when it ends the learner keeps serving its run state.
+    void learner.run().then(
+      () => logger.info({ state: 'finished', policyVersion: store.get().policyVersion.toString() }, 'training finished; still serving run state until stopped'),
+      (e: unknown) => {
+        logger.error({ err: e }, 'training loop failed');
+        store.change('phase', (s) => {
+          s.phase = 5;
+          s.message = (e as Error).message;
+        });
+      },
+    );
+    return {
+      stop: async () => {
+        learner.stop();
+        grpcServer.setServing(false);
+        await grpcServer.close();
+        await artifacts.close();
+      },
+    };
+  },
 });

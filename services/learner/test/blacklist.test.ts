@@ -22,12 +22,12 @@ import {
   type ScoredTrajectory,
 } from '@owrl/proto';
 import { Adam, GrpoTrainer } from '@owrl/rl';
-import { createRegistry, silentLogger, type Registry } from '@owrl/telemetry';
+import { silentLogger } from '@owrl/telemetry';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { ArtifactServer } from '../src/artifact-server.js';
 import { CheckpointStore } from '../src/checkpoint.js';
 import { loadLearnerConfig } from '../src/config.js';
-import { hostOf, REASON_HOST_BLACKLISTED as HOST_BLACKLISTED } from '@owrl/core';
+import { hostOf, MemoryMeter, REASON_HOST_BLACKLISTED as HOST_BLACKLISTED } from '@owrl/core';
 import { HostGuard } from '../src/host-guard.js';
 import { Learner } from '../src/learner.js';
 import { createLearnerMetrics } from '../src/metrics.js';
@@ -66,15 +66,13 @@ function outcomeOn(host: string, cls: TerminationClass, reason: string, n: numbe
   return scoredOutcome(make(RolloutRequestSchema, { trajectoryId: `run/0/0/${n}/0`, sample: n, task: task('t', `https://${host}/start?x=1`) }), cls, reason);
 }
 
-async function metricValue(reg: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const m = await reg.getSingleMetric(name)?.get();
-  const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
-  return v?.value ?? 0;
+async function metricValue(reg: MemoryMeter, name: string, labels: Record<string, string> = {}): Promise<number> {
+  return Promise.resolve(reg.value(name, labels));
 }
 
 void test('site failures blacklist the host with the dominant cause and an expiry; skips, our side and successes never count', async () => {
   const blacklist = await Blacklist.open(bus);
-  const reg = createRegistry('bl-guard', { defaultMetrics: false });
+  const reg = new MemoryMeter();
   const metrics = createLearnerMetrics(reg);
   let now = 1_700_000_000_000;
   const guard = new HostGuard(blacklist, { threshold: 3, windowMs: 600_000, ttlMs: 1_800_000, cacheMs: 60_000 }, metrics, silentLogger, () => now);
@@ -122,7 +120,7 @@ void test('site failures blacklist the host with the dominant cause and an expir
 
 void test('automatic blacklisting can be turned off (threshold 0) while failures are still counted', async () => {
   const blacklist = await Blacklist.open(bus);
-  const reg = createRegistry('bl-off', { defaultMetrics: false });
+  const reg = new MemoryMeter();
   const guard = new HostGuard(blacklist, { threshold: 0, windowMs: 1000, ttlMs: 1000, cacheMs: 0 }, createLearnerMetrics(reg), silentLogger);
   for (let i = 0; i < 10; i++) assert.equal(await guard.observe(outcomeOn('off.example', TerminationClass.INIT_ERROR, 'connection_refused', i)), null);
   assert.equal(await blacklist.get('off.example'), null);
@@ -169,7 +167,7 @@ void test('a host blacklisted mid-round: its re-dispatches are cancelled, the re
   const trainer = new GrpoTrainer(model, new Adam(model.dim), { epochs: 1 });
   const artifacts = new ArtifactServer(path.join(dataDir, 'artifacts'), { port: 0, host: '127.0.0.1' });
   await artifacts.start();
-  const reg = createRegistry('bl-learner', { defaultMetrics: false });
+  const reg = new MemoryMeter();
   const store = new RunStateStore(runId, 1, 'sync');
   const blacklist = await Blacklist.open(bus);
 
