@@ -3,7 +3,7 @@
 // timeouts, 5xx/429 answers and aborted generations, then a PolicyUnavailableError (an
 // infrastructure outcome, never a reward). A context-length refusal is an answer, not an error.
 // The API key goes in the Authorization header and nowhere else: never logged, never in errors.
-import { silentLogger, type Logger, type Rng } from '@owrl/core';
+import { silentLogger, type Logger, type Rng, type Secret } from '@owrl/core';
 import { PolicyError, PolicyErrorCode, PolicyUnavailableError } from '@owrl/policy';
 import { firstChoice, isObject, type ChatRequest } from './chat-types.js';
 import { contextOverflow, errorMessage, isRetryableStatus, retryAfterMs, type ContextOverflow } from './server-errors.js';
@@ -11,7 +11,7 @@ import { contextOverflow, errorMessage, isRetryableStatus, retryAfterMs, type Co
 export interface ChatClientOptions {
   /** Base URL of the API, e.g. http://vllm:8000/v1 (the client appends /chat/completions). */
   baseUrl: string;
-  apiKey?: string;
+  apiKey?: Secret;
   /** Deadline of one attempt, ms. */
   timeoutMs: number;
   /** Attempts after the first for retryable failures. */
@@ -115,7 +115,7 @@ export class ChatClient {
     const timeout = AbortSignal.timeout(this.opts.timeoutMs);
     const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (this.opts.apiKey) headers['authorization'] = `Bearer ${this.opts.apiKey}`;
+    if (this.opts.apiKey?.isSet) headers['authorization'] = `Bearer ${this.opts.apiKey.reveal()}`;
     let res: Response;
     let text: string;
     try {

@@ -30,4 +30,4 @@ export { tokenTrace, emptyTokenTrace, tokensPolicyTrace, type TraceContext } fro
 export { contextOverflow, errorMessage, isRetryableStatus, type ContextOverflow } from './server-errors.js';
 export { ChatClient, type ChatClientOptions, type ChatOutcome } from './chat-client.js';
 export { OpenAIPolicy, OPENAI_POLICY_KIND, type OpenAIPolicyOptions, type OpenAIPolicyStats } from './openai-policy.js';
-export { openAIPolicyConfigFromEnv, describePolicyConfig, parseCoords, type OpenAIPolicyConfig } from './config.js';
+export { openAIPolicyConfigFromEnv, parseCoords, type OpenAIPolicyConfig } from './config.js';

@@ -4,11 +4,12 @@
 // tool calls, and records the step's token trace. A length cut-off or a prompt past the context
 // is a GENERATION_LIMIT, an unparseable reply a parse error (3 in a row: FORMAT_ERROR, counted by
 // the environment), an unreachable server a PolicyUnavailableError (never a reward).
-import { silentLogger, type Logger, type Rng } from '@owrl/core';
+import { noopMeter, Secret, silentLogger, type Logger, type Meter, type Rng } from '@owrl/core';
 import type { Policy, PolicyDecision, PolicyInput } from '@owrl/policy';
 import { readReply, type ChatRequest } from './chat-types.js';
 import { ChatClient, type ChatOutcome } from './chat-client.js';
 import { LlmPolicyError, LlmPolicyErrorCode } from './errors.js';
+import { PolicyMetrics } from './policy-metrics.js';
 import { imageRef } from './image-ref.js';
 import { DEFAULT_RENDER_OPTIONS, renderChatRequest, requestImages, type RenderOptions } from './prompt-render.js';
 import { parseReply } from './reply-parse.js';
@@ -21,7 +22,8 @@ export interface OpenAIPolicyOptions extends Partial<Omit<RenderOptions, 'model'
   baseUrl: string;
   /** Model name requests name: the served name of this policy version (e.g. a LoRA adapter "owrl-v12"). */
   model: string;
-  apiKey?: string;
+  /** Sent as `Authorization: Bearer <key>`; never logged. */
+  apiKey?: Secret | string;
   /** Policy version the decisions belong to. */
   version?: bigint;
   /** Deadline of one HTTP attempt, ms (default 30 000). */
@@ -34,6 +36,7 @@ export interface OpenAIPolicyOptions extends Partial<Omit<RenderOptions, 'model'
   /** After a "max_tokens too large" refusal, retry with the room left when it is at least this (default 64). */
   minCompletionTokens?: number;
   logger?: Logger;
+  meter?: Meter;
 }
 
 /** Where a step's time went on the policy's side (the server's compute is inside requestMs). */
@@ -55,6 +58,7 @@ export class OpenAIPolicy implements Policy {
   private readonly client: ChatClient;
   private readonly log: Logger;
   private readonly minCompletion: number;
+  private readonly metrics: PolicyMetrics;
   private released = false;
   readonly stats: OpenAIPolicyStats = { steps: 0, renderMs: 0, requestMs: 0, parseMs: 0, attempts: 0, parseErrors: 0, generationLimits: 0 };
 
@@ -79,6 +83,8 @@ export class OpenAIPolicy implements Policy {
     this.needsScreenshot = render.screenshots > 0;
     this.log = opts.logger ?? silentLogger;
     this.minCompletion = opts.minCompletionTokens ?? 64;
+    this.metrics = new PolicyMetrics(opts.meter ?? noopMeter);
+    const apiKey = typeof opts.apiKey === 'string' ? new Secret(opts.apiKey) : opts.apiKey;
     this.client = new ChatClient({
       baseUrl: url.toString(),
       timeoutMs: opts.timeoutMs ?? 30_000,
@@ -86,7 +92,7 @@ export class OpenAIPolicy implements Policy {
       backoffMs: opts.backoffMs ?? 500,
       maxBackoffMs: opts.maxBackoffMs ?? 8000,
       logger: this.log,
-      ...(opts.apiKey !== undefined && opts.apiKey !== '' ? { apiKey: opts.apiKey } : {}),
+      ...(apiKey?.isSet ? { apiKey } : {}),
     });
   }
 
@@ -118,6 +124,7 @@ export class OpenAIPolicy implements Policy {
     const t2 = performance.now();
     if (out.kind === 'context_overflow') {
       this.stats.generationLimits++;
+      this.metrics.reply('context_overflow');
       return {
         reasoning: '',
         calls: [],
@@ -131,14 +138,19 @@ export class OpenAIPolicy implements Policy {
     const trace = tokensPolicyTrace(tokenTrace(out.body, out.choice, ctx));
     const parsed = parseReply(reply, { coords: this.render.coords, viewport: input.observation.viewport });
     this.stats.parseMs += performance.now() - t2;
+    const completion = trace.kind.case === 'tokens' ? trace.kind.value.tokenIds.length : 0;
+    if (completion > 0) this.metrics.completionTokens.observe(completion);
     if (reply.finishReason === 'length') {
       this.stats.generationLimits++;
+      this.metrics.reply('generation_limit');
       return { reasoning: parsed.reasoning, calls: [], raw: parsed.text, generationLimit: true, limitReason: 'generation_limit', trace };
     }
     if (parsed.error !== undefined) {
       this.stats.parseErrors++;
+      this.metrics.reply('parse_error');
       return { reasoning: parsed.reasoning, calls: [], raw: parsed.text, parseError: true, parseErrorDetail: parsed.error, trace };
     }
+    this.metrics.reply('calls');
     return { reasoning: parsed.reasoning, calls: parsed.calls, raw: parsed.text, trace };
   }
 
@@ -147,7 +159,11 @@ export class OpenAIPolicy implements Policy {
     try {
       const out = await this.client.complete(req, signal);
       this.stats.attempts += out.attempts;
+      this.metrics.request(out.kind === 'ok' ? 'ok' : 'context_overflow', out.attempts, performance.now() - t);
       return out;
+    } catch (e) {
+      this.metrics.request(outcomeOf(e), 0, performance.now() - t);
+      throw e;
     } finally {
       this.stats.requestMs += performance.now() - t;
     }
@@ -157,6 +173,12 @@ export class OpenAIPolicy implements Policy {
     this.released = true;
     return Promise.resolve();
   }
+}
+
+function outcomeOf(e: unknown): string {
+  const reason = (e as { reason?: unknown }).reason;
+  if (typeof reason === 'string') return reason === 'policy_rejected' ? 'rejected' : 'unavailable';
+  return (e as { code?: unknown }).code === 'POLICY_ABORTED' ? 'aborted' : 'error';
 }
 
 function definedOnly(o: OpenAIPolicyOptions): Partial<RenderOptions> {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { mulberry32, type Logger } from '@owrl/core';
+import { MemoryMeter, mulberry32, type Logger } from '@owrl/core';
 import { OpenAIPolicy, type OpenAIPolicyOptions } from '@owrl/llm-policy';
 import { PolicyError, type PolicyDecision } from '@owrl/policy';
 import type { TokenTrace } from '@owrl/proto';
@@ -139,15 +139,22 @@ void describe('OpenAIPolicy on vLLM', () => {
 
   void it('retries 5xx answers and reset connections, then answers', async () => {
     srv.script({ kind: 'status', status: 503 }, { kind: 'reset' }, { toolCalls: [{ name: 'go_back', arguments: {} }] });
-    const d = await make().decide(input());
+    const meter = new MemoryMeter();
+    const d = await make({ meter }).decide(input());
     assert.deepEqual(d.calls, [{ name: 'go_back', args: {} }]);
     assert.equal(srv.requests.length, 3);
     assert.equal(logs.filter((l) => l.msg === 'policy request failed; retrying').length, 2);
+    assert.deepEqual(
+      [meter.value('owrl_policy_requests_total', { outcome: 'ok' }), meter.value('owrl_policy_retries_total'), meter.value('owrl_policy_replies_total', { result: 'calls' })],
+      [1, 2, 1],
+    );
   });
 
   void it('gives up after its retries with policy_unavailable, never a decision', async () => {
     srv.script({ kind: 'status', status: 500 }, { kind: 'status', status: 502 }, { kind: 'status', status: 500 });
-    const e = await rejects(make().decide(input()));
+    const meter = new MemoryMeter();
+    const e = await rejects(make({ meter }).decide(input()));
+    assert.equal(meter.value('owrl_policy_requests_total', { outcome: 'unavailable' }), 1);
     assert.deepEqual([e.code, e.reason], ['POLICY_UNAVAILABLE', 'policy_unavailable']);
     assert.match(e.message, /did not answer after 3 attempts: HTTP 500/);
     assert.equal(srv.requests.length, 3);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '@owrl/core';
-import { contextOverflow, describePolicyConfig, firstChoice, imageSize, openAIPolicyConfigFromEnv, OpenAIPolicy, tokenTrace } from '@owrl/llm-policy';
+import { contextOverflow, firstChoice, imageSize, openAIPolicyConfigFromEnv, OpenAIPolicy, tokenTrace } from '@owrl/llm-policy';
 import { SHOTS } from './fixtures.js';
 
 const ctx = { model: 'owrl-v2', images: [] };
@@ -61,9 +61,12 @@ void describe('imageSize', () => {
 
 void describe('configuration', () => {
   void it('reads OWRL_POLICY_* with defaults and redacts the key', () => {
-    const c = openAIPolicyConfigFromEnv({ OWRL_POLICY_BASE_URL: 'http://vllm:8000/v1', OWRL_POLICY_MODEL: 'Qwen/Qwen3-VL-4B-Instruct', OWRL_POLICY_API_KEY: 'k', OWRL_POLICY_COORDS: 'pixels', OWRL_POLICY_SCREENSHOTS: '2' });
-    assert.deepEqual([c.engine, c.retries, c.timeoutMs, c.maxTokens, c.historyMode, c.screenshots, c.coords, c.toolsIn, c.apiKey], ['vllm', 2, 30000, 1024, 'full', 2, { kind: 'pixels' }, 'native', 'k']);
-    assert.equal(describePolicyConfig(c)['apiKey'], '[redacted]');
+    const c = openAIPolicyConfigFromEnv({ OWRL_POLICY_BASE_URL: 'http://vllm:8000/v1', OWRL_POLICY_MODEL: 'Qwen/Qwen3-VL-4B-Instruct', OWRL_POLICY_API_KEY: 'k-secret-value', OWRL_POLICY_COORDS: 'pixels', OWRL_POLICY_SCREENSHOTS: '2' });
+    assert.deepEqual([c.engine, c.retries, c.timeoutMs, c.maxTokens, c.historyMode, c.screenshots, c.coords, c.toolsIn], ['vllm', 2, 30000, 1024, 'full', 2, { kind: 'pixels' }, 'native']);
+    assert.equal(typeof c.apiKey === 'object' ? c.apiKey.reveal() : c.apiKey, 'k-secret-value');
+    // the config can be logged whole: the key shows as [redacted]
+    assert.doesNotMatch(JSON.stringify(c), /k-secret-value/);
+    assert.match(JSON.stringify(c), /"apiKey":"\[redacted\]"/);
     assert.deepEqual(openAIPolicyConfigFromEnv({ OWRL_POLICY_BASE_URL: 'http://x/v1', OWRL_POLICY_MODEL: 'm', OWRL_POLICY_COORDS: 'relative:100' }).coords, { kind: 'relative', scale: 100 });
   });
 

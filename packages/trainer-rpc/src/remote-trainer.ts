@@ -5,7 +5,7 @@
 // idempotent: the retry gets the version already produced, or joins the update still running.
 // Requests are checked before they are sent, answers when they arrive.
 import * as grpc from '@grpc/grpc-js';
-import { silentLogger, type Logger } from '@owrl/core';
+import { Secret, silentLogger, type Logger } from '@owrl/core';
 import {
   encode,
   grpcServiceDefinition,
@@ -26,7 +26,7 @@ import { validateTrainRequest, validateTrainResult } from './train-validate.js';
 
 export interface RemoteTrainerOptions {
   /** Sent as `authorization: Bearer <token>`. */
-  token?: string;
+  token?: Secret | string;
   /** Deadline of one Train attempt, ms (default 30 min: a GPU update takes minutes). */
   trainDeadlineMs?: number;
   /** Deadline of GetTrainerInfo, ms (default 10 s). */
@@ -68,6 +68,7 @@ export class RemoteTrainer implements PolicyTrainer {
   private readonly retries: number;
   private readonly backoffMs: number;
   private maxBytes: number;
+  private readonly token: Secret;
   private closed = false;
 
   constructor(
@@ -79,6 +80,7 @@ export class RemoteTrainer implements PolicyTrainer {
     this.retries = opts.retries ?? 5;
     this.backoffMs = opts.backoffMs ?? 500;
     this.maxBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.token = typeof opts.token === 'string' ? new Secret(opts.token) : (opts.token ?? new Secret(''));
     this.client = new TrainerClient(address, grpc.credentials.createInsecure(), {
       'grpc.max_send_message_length': this.maxBytes,
       'grpc.max_receive_message_length': this.maxBytes,
@@ -87,7 +89,7 @@ export class RemoteTrainer implements PolicyTrainer {
 
   private metadata(): grpc.Metadata {
     const md = new grpc.Metadata();
-    if (this.opts.token) md.set('authorization', `Bearer ${this.opts.token}`);
+    if (this.token.isSet) md.set('authorization', `Bearer ${this.token.reveal()}`);
     return md;
   }
 

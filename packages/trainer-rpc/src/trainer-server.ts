@@ -5,7 +5,7 @@
 // running (same batch_id and base_version, e.g. after a client deadline) waits for that run
 // instead of starting another. An optional token guards every call.
 import * as grpc from '@grpc/grpc-js';
-import { silentLogger, type Logger } from '@owrl/core';
+import { EPISODE_BUCKETS, noopMeter, Secret, silentLogger, type Counter, type Histogram, type Logger, type Meter } from '@owrl/core';
 import { clone, grpcServiceDefinition, health, make, Trainer, TrainerInfoSchema, type TrainChunk, type TrainerInfo, type TrainGroup, type TrainHeader, type TrainResult } from '@owrl/proto';
 import type { PolicyTrainer } from '@owrl/rl';
 import { toServiceError, TrainerError, TrainerErrorCode } from './errors.js';
@@ -20,15 +20,19 @@ export interface TrainerServerOptions {
   /** 0 = any free port. */
   port?: number;
   /** When set, calls must carry `authorization: Bearer <token>`. */
-  token?: string;
+  token?: Secret | string;
   maxMessageBytes?: number;
   logger?: Logger;
+  meter?: Meter;
 }
 
 export class TrainerServer {
   private readonly server: grpc.Server;
   private readonly log: Logger;
   private readonly maxBytes: number;
+  private readonly token: Secret;
+  private readonly updates: Counter<'outcome'>;
+  private readonly updateSeconds: Histogram;
   private chain: Promise<unknown> = Promise.resolve();
   private readonly inflight = new Map<string, Promise<TrainResult>>();
   private healthStatus = health.HealthCheckResponse_ServingStatus.SERVING;
@@ -41,6 +45,10 @@ export class TrainerServer {
   ) {
     this.log = opts.logger ?? silentLogger;
     this.maxBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.token = typeof opts.token === 'string' ? new Secret(opts.token) : (opts.token ?? new Secret(''));
+    const meter = opts.meter ?? noopMeter;
+    this.updates = meter.counter({ name: 'owrl_trainer_updates_total', help: 'Train calls by outcome (trained, replayed, refused, failed).', labelNames: ['outcome'] });
+    this.updateSeconds = meter.histogram({ name: 'owrl_trainer_update_seconds', help: 'Wall time of an update in the trainer.', buckets: EPISODE_BUCKETS });
     this.server = new grpc.Server({ 'grpc.max_receive_message_length': this.maxBytes, 'grpc.keepalive_permit_without_calls': 1 });
     this.server.addService(grpcServiceDefinition(Trainer) as unknown as grpc.ServiceDefinition, this.trainerImpl());
     this.server.addService(grpcServiceDefinition(health.Health) as unknown as grpc.ServiceDefinition, this.healthImpl());
@@ -79,7 +87,7 @@ export class TrainerServer {
   }
 
   private authorized(md: grpc.Metadata): boolean {
-    return this.opts.token === undefined || this.opts.token === '' || md.get('authorization')[0] === `Bearer ${this.opts.token}`;
+    return !this.token.isSet || md.get('authorization')[0] === `Bearer ${this.token.reveal()}`;
   }
 
   private unauthenticated(): grpc.ServiceError {
@@ -105,6 +113,7 @@ export class TrainerServer {
       const t0 = performance.now();
       const r = await this.trainer.train(header, groups);
       validateTrainResult(header, r);
+      this.updateSeconds.observe((performance.now() - t0) / 1000);
       this.log.info(
         { batch: header.batchId, base: Number(header.baseVersion), version: Number(r.version), groups: groups.length, replayed: r.replayed, ms: Math.round(performance.now() - t0) },
         'update done',
@@ -143,7 +152,10 @@ export class TrainerServer {
       });
       call.on('error', (e) => this.log.warn({ err: e }, 'train stream failed'));
       call.on('end', () => {
-        if (error) return cb(toServiceError(error));
+        if (error) {
+          this.updates.inc({ outcome: 'refused' });
+          return cb(toServiceError(error));
+        }
         if (!header) return cb(toServiceError(new TrainerError(TrainerErrorCode.InvalidRequest, 'the stream ended without a TrainHeader')));
         const h = header;
         this.trainer
@@ -153,8 +165,13 @@ export class TrainerServer {
             return this.run(h, groups);
           })
           .then(
-            (r) => cb(null, r),
+            (r) => {
+              this.updates.inc({ outcome: r.replayed ? 'replayed' : 'trained' });
+              cb(null, r);
+            },
             (e: unknown) => {
+              const refused = e instanceof TrainerError && (e.code === TrainerErrorCode.InvalidRequest || e.code === TrainerErrorCode.UnknownBaseVersion);
+              this.updates.inc({ outcome: refused ? 'refused' : 'failed' });
               this.log.warn({ batch: h.batchId, err: e }, 'update refused or failed');
               cb(toServiceError(e));
             },

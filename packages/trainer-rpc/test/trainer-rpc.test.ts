@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import type { Logger } from '@owrl/core';
+import { MemoryMeter, Secret, type Logger } from '@owrl/core';
 import { equals, grpcServiceDefinition, health, make, Trainer, TrainChunkSchema, TrainGroupSchema, TrainHeaderSchema, type TrainChunk, type TrainResult } from '@owrl/proto';
 import { freePort, startFakeTrainer, type FakeTrainerDouble } from '@owrl/testkit';
 import { RemoteTrainer, TrainerError, TrainerErrorCode, TrainerServer } from '@owrl/trainer-rpc';
@@ -68,7 +68,8 @@ function rawTrain(address: string, chunks: TrainChunk[]): Promise<grpc.ServiceEr
 
 void describe('TrainerServer + RemoteTrainer', () => {
   const trainer = new RecordingTrainer();
-  const server = new TrainerServer(trainer, { token: 't0ken' });
+  const meter = new MemoryMeter();
+  const server = new TrainerServer(trainer, { token: new Secret('t0ken'), meter });
   let client: RemoteTrainer;
   const log = logSpy();
   before(async () => {
@@ -92,6 +93,7 @@ void describe('TrainerServer + RemoteTrainer', () => {
     got.groups.forEach((g, i) => assert.ok(equals(TrainGroupSchema, g, groups[i] ?? g), `group ${i} arrives intact`));
     const info = await client.info();
     assert.deepEqual([info.name, info.latestVersion, info.traceKinds], ['recording/1', 1n, ['pointer', 'tokens']]);
+    assert.equal(meter.value('owrl_trainer_updates_total', { outcome: 'trained' }), 1);
     assert.equal(info.maxGroupBytes, BigInt(64 << 20));
   });
 
