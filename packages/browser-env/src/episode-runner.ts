@@ -3,7 +3,7 @@
 // termination class and reason, the final verifier expression and screenshot, and the context
 // closed within the close timeout. Never throws for site or browser failures: they become the
 // termination of the returned result.
-import { DEFAULTS, describeError, isTerminationReason, type HistoryEntry, type HistoryMode, type TerminationClassName, type TerminationReason } from '@owrl/core';
+import { DEFAULTS, describeError, isTerminationReason, policyUnavailableReason, type HistoryEntry, type HistoryMode, type TerminationClassName, type TerminationReason } from '@owrl/core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { bounded, msSince, settleWithin } from './async-util.js';
 import type { BrowserInstance } from './browser-instance.js';
@@ -11,7 +11,7 @@ import { shortUrl } from './effects.js';
 import { BrowserEnvError, BrowserEnvErrorCode, EpisodeEnd } from './errors.js';
 import { EpisodeSession } from './episode-session.js';
 import { installGuard, type DnsVerdicts } from './guard.js';
-import { HISTORY_MODES, historyEntry } from './history.js';
+import { HISTORY_MODES, historyEntry, parseErrorLine } from './history.js';
 import { navigateInitially } from './init-navigation.js';
 import { checkUrl } from './net-policy.js';
 import { observe, type ObserveResult } from './observe.js';
@@ -183,6 +183,8 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
       own.abort();
       if (signal.aborted) throw signal.reason;
       if (e instanceof EpisodeEnd) throw e;
+      const unavailable = policyUnavailableReason(e);
+      if (unavailable !== undefined) throw new EpisodeEnd('SANDBOX_ERROR', unavailable, `the policy backend could not answer: ${(e as Error)?.message ?? String(e)}`, { cause: e });
       throw new EpisodeEnd('SANDBOX_ERROR', 'policy_error', `the policy failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
     }
   };
@@ -264,14 +266,16 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
         urlBefore,
         urlAfter: urlBefore,
         trace: d.trace,
-        raw: d.raw ?? '',
+        raw: typeof d.raw === 'string' ? d.raw : '',
         parseError: d.parseError === true,
         timing,
       };
+      if (step.parseError) step.parseErrorLine = parseErrorLine(d.parseErrorDetail);
       const last = i === spec.maxSteps - 1;
       if (d.generationLimit) {
         await finishStep(step);
-        termination = { cls: 'GENERATION_LIMIT', reason: 'generation_limit', message: 'the policy hit its generation limit' };
+        const reason: TerminationReason = d.limitReason === 'context_overflow' ? 'context_overflow' : 'generation_limit';
+        termination = { cls: 'GENERATION_LIMIT', reason, message: reason === 'context_overflow' ? 'the prompt no longer fits the model context' : 'the policy hit its generation limit' };
         return;
       }
       if (step.parseError) {
@@ -283,7 +287,7 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
         }
         history.push(historyEntry(step, mode));
         if (last) break;
-        lastEffects = ['error: output could not be parsed, no action taken'];
+        lastEffects = [step.parseErrorLine ?? parseErrorLine()];
         obs.observation.lastEffects = [...lastEffects];
         continue;
       }

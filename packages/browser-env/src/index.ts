@@ -10,7 +10,7 @@ export { checkUrl, isPrivateAddress, isPrivateName, isAllowed, type UrlVerdict }
 export { classifyNetError, classifyHttpStatus, isTransientStatus, type NetFailure } from './net-errors.js';
 export { detectWall, INTERSTITIAL_SELECTORS, WALL_SELECTORS, type WallSignals, type WallVerdict } from './bot-wall.js';
 export { computeEffects, multisetDiff, shortUrl, emptyEvents, type CallEvents, type CallIntent } from './effects.js';
-export { historyEntry, HISTORY_MODES } from './history.js';
+export { historyEntry, parseErrorLine, HISTORY_MODES } from './history.js';
 export { parseCall, normalizeKey, scrollPixels, type ParsedCall, type Target } from './tool-args.js';
 export { DnsVerdicts, requestVerdict } from './guard.js';
 export { processTree, treeRssBytes, treeMemory, pssBytes, parseKbField, listProcesses, parseStat, type ProcInfo, type TreeMemory } from './proc-tree.js';

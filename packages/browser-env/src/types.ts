@@ -39,8 +39,12 @@ export interface StepDecision<T> {
   raw?: string;
   /** The model output could not be parsed; calls are ignored. 3 in a row end with FORMAT_ERROR. */
   parseError?: boolean;
+  /** Why it could not be parsed: the policy sees `error: <detail>` as the step's effect. */
+  parseErrorDetail?: string;
   /** The model hit its token or context limit; ends with GENERATION_LIMIT. */
   generationLimit?: boolean;
+  /** Termination reason for generationLimit (default `generation_limit`; `context_overflow` for a prompt past the context). */
+  limitReason?: string;
 }
 
 export interface EpisodePolicy<T> {
@@ -104,6 +108,8 @@ export interface EpisodeStep<T> {
   trace: T | undefined;
   raw: string;
   parseError: boolean;
+  /** The effect line shown for an unparseable output (set when parseError). */
+  parseErrorLine?: string;
   timing: StepTiming;
 }
 

@@ -94,12 +94,38 @@ void describe('episodes', () => {
     assert.equal(r.steps[2]?.raw, 'garbage');
     const { r: r2 } = await run('/', [bad, bad, step(call('wait', { seconds: 0 })), bad, bad], { maxSteps: 5 });
     assert.equal(r2.termination.cls, 'STEP_BUDGET_EXHAUSTED');
+    // the third unparseable output in a row ends the episode even on the last allowed step
+    const { r: r3 } = await run('/', [step(call('wait', { seconds: 0 })), bad, bad, bad], { maxSteps: 4 });
+    assert.deepEqual([r3.termination.cls, r3.steps.length], ['FORMAT_ERROR', 4]);
   });
 
-  void it('ends with GENERATION_LIMIT', async () => {
+  void it('shows the policy why its output could not be parsed, and hands its raw output back as history', async () => {
+    const bad: StepDecision<string> = { reasoning: 'hmm', calls: [], parseError: true, parseErrorDetail: 'no tool call in the reply', raw: '<think>hmm</think> nothing' };
+    const { r, p } = await run('/', [bad, step(call('wait', { seconds: 0 })), step(call('done'))], { maxSteps: 3 });
+    assert.equal(r.termination.cls, 'COMPLETED');
+    const line = 'error: output could not be parsed, no action taken: no tool call in the reply';
+    assert.deepEqual(p.inputs[1]?.observation.lastEffects, [line]);
+    assert.deepEqual(p.inputs[1]?.history.map((h) => [h.effects, h.raw]), [[[line], '<think>hmm</think> nothing']]);
+    assert.equal(r.steps[0]?.parseErrorLine, line);
+  });
+
+  void it('ends with GENERATION_LIMIT, with the policy reason for a context overflow', async () => {
     const { r } = await run('/', [{ reasoning: 'long', calls: [], generationLimit: true }], { maxSteps: 3 });
     assert.equal(r.termination.cls, 'GENERATION_LIMIT');
+    assert.equal(r.termination.reason, 'generation_limit');
     assert.equal(r.steps.length, 1);
+    const { r: r2 } = await run('/', [step(call('wait', { seconds: 0 })), { reasoning: '', calls: [], generationLimit: true, limitReason: 'context_overflow' }], { maxSteps: 3 });
+    assert.deepEqual([r2.termination.cls, r2.termination.reason, r2.steps.length], ['GENERATION_LIMIT', 'context_overflow', 2]);
+  });
+
+  void it('ends with SANDBOX_ERROR and the policy reason when its backend is unavailable', async () => {
+    const unavailable = Object.assign(new Error('server answered 503 three times'), { code: 'POLICY_UNAVAILABLE', reason: 'policy_unavailable' });
+    const p = new ScriptedPolicy([]);
+    p.decide = () => Promise.reject(unavailable);
+    const r = await pool.runEpisode({ startUrl: srv.origin + '/', instruction: 'test', maxSteps: 2 }, p);
+    assert.deepEqual([r.termination.cls, r.termination.reason], ['SANDBOX_ERROR', 'policy_unavailable']);
+    assert.match(r.termination.message, /503 three times/);
+    assert.equal(r.steps.length, 0);
   });
 
   void it('gives INIT_ERROR connection_refused after retries', async () => {

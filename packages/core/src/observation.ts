@@ -107,6 +107,12 @@ export interface HistoryEntry {
   calls: ToolCallSpec[];
   effects: string[];
   url: string;
+  /**
+   * The policy's own output of that step as it produced it (a language model's reply text, tool
+   * calls included), when the policy reported one: a language-model policy replays it as its
+   * earlier assistant turn, so the coordinates and wording it sees are its own.
+   */
+  raw?: string;
 }
 
 export type HistoryMode = 'full' | 'hide_thinking' | 'action_only';

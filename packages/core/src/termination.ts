@@ -57,7 +57,8 @@ export const TERMINATION_REASONS = {
   // trainable
   done: { classes: ['COMPLETED'], fault: 'policy', description: 'the policy called done' },
   max_steps: { classes: ['STEP_BUDGET_EXHAUSTED'], fault: 'policy', description: 'no done within the step budget' },
-  generation_limit: { classes: ['GENERATION_LIMIT'], fault: 'policy', description: 'the policy hit its generation limit' },
+  generation_limit: { classes: ['GENERATION_LIMIT'], fault: 'policy', description: 'the policy hit its generation limit (max tokens)' },
+  context_overflow: { classes: ['GENERATION_LIMIT'], fault: 'policy', description: "the prompt outgrew the model's context window" },
   format_error: { classes: ['FORMAT_ERROR'], fault: 'policy', description: 'consecutive unparseable policy outputs' },
   // the task, a skip
   bad_url: { classes: INIT, fault: 'task', description: 'the start URL is malformed or has a scheme that is not allowed' },
@@ -98,6 +99,8 @@ export const TERMINATION_REASONS = {
   context_crash: { classes: SANDBOX, fault: 'ours', description: 'the browser context closed unexpectedly' },
   policy_timeout: { classes: SANDBOX, fault: 'ours', description: 'the policy did not decide in time' },
   policy_error: { classes: SANDBOX, fault: 'ours', description: 'the policy failed' },
+  policy_unavailable: { classes: SANDBOX, fault: 'ours', description: 'the policy server did not answer after retries (5xx, timeouts, resets)' },
+  policy_rejected: { classes: SANDBOX, fault: 'ours', description: 'the policy server refused the request (4xx other than a context overflow)' },
   actor_error: { classes: SANDBOX, fault: 'ours', description: 'the actor could not run the episode' },
   internal_error: { classes: SANDBOX, fault: 'ours', description: 'an unexpected error in the environment' },
 } as const satisfies Record<string, ReasonInfo>;
@@ -185,4 +188,19 @@ export function hostFailureCause(cls: string, reason: string): string | null {
   const fault = outcomeFault(cls, reason);
   if (cls === 'INIT_ERROR') return fault === 'site' || fault === 'uncertain' ? `init_error:${reason || 'unknown'}` : null;
   return fault === 'site' ? `env_error:${reason}` : null;
+}
+
+/**
+ * `code` of an error a policy throws when its backend cannot answer (server errors and timeouts
+ * after its own retries, a refused request). The episode then ends SANDBOX_ERROR with the error's
+ * `reason` (default {@link REASON_POLICY_UNAVAILABLE}): an infrastructure outcome, never a reward.
+ */
+export const POLICY_UNAVAILABLE_CODE = 'POLICY_UNAVAILABLE';
+export const REASON_POLICY_UNAVAILABLE = 'policy_unavailable' satisfies TerminationReason;
+
+/** The termination reason of a policy-unavailable error (see POLICY_UNAVAILABLE_CODE), else undefined. */
+export function policyUnavailableReason(e: unknown): TerminationReason | undefined {
+  if (typeof e !== 'object' || e === null || (e as { code?: unknown }).code !== POLICY_UNAVAILABLE_CODE) return undefined;
+  const reason = (e as { reason?: unknown }).reason;
+  return typeof reason === 'string' && isTerminationReason(reason) && TERMINATION_REASONS[reason].fault === 'ours' ? reason : REASON_POLICY_UNAVAILABLE;
 }

@@ -94,7 +94,9 @@ export function preprocessImage(img: RgbImage, cfg: PreprocessorConfig): ImagePa
     const scale = cfg.doRescale ? cfg.rescaleFactor : 1;
     const mean = cfg.doNormalize ? (cfg.mean[c] ?? 0) : 0;
     const std = cfg.doNormalize ? (cfg.std[c] ?? 1) : 1;
-    for (let i = c * h * w; i < (c + 1) * h * w; i++) planar[i] = ((planar[i] ?? 0) * scale - mean) / std;
+    // rounded to float32 after rescaling, then after normalizing: the order transformers.js and
+    // the Python processor use, so pixel values match them to the bit
+    for (let i = c * h * w; i < (c + 1) * h * w; i++) planar[i] = (Math.fround((planar[i] ?? 0) * scale) - mean) / std;
   }
   const ps = cfg.patchSize;
   const m = cfg.mergeSize;

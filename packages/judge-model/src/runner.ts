@@ -33,6 +33,11 @@ export interface BatchScores {
 }
 
 const PAST = /^past_key_values\.(\d+)\.(key|value)$/;
+/**
+ * Names real exports give the vision encoder's (t, h, w) grid input: `grid_thw` (Qwen2-VL as
+ * transformers.js exports and feeds it), `image_grid_thw` (Qwen2.5-VL, Qwen3-VL).
+ */
+const GRID_INPUTS = ['grid_thw', 'image_grid_thw'];
 type Meta = ort.InferenceSession.ValueMetadata;
 type TensorMeta = Extract<Meta, { isTensor: true }>;
 
@@ -174,7 +179,9 @@ export class JudgeRunner {
       const graph = folder.judge.layout === 'decoder' ? folder.judge.onnx.model : folder.judge.onnx.decoder;
       const plan = planDecoder(decoder, graph, folder, folder.judge.layout === 'decoder' ? 'input_ids' : 'inputs_embeds');
       if (folder.judge.layout === 'vlm') {
-        checkInputs(opened.sessions[0], folder.judge.onnx.visionEncoder, ['pixel_values'], ['image_grid_thw']);
+        checkInputs(opened.sessions[0], folder.judge.onnx.visionEncoder, ['pixel_values'], GRID_INPUTS);
+        const grids = GRID_INPUTS.filter((n) => opened.sessions[0]?.inputNames.includes(n));
+        if (grids.length > 1) throw new JudgeModelError(JudgeModelErrorCode.InvalidModel, `${folder.judge.onnx.visionEncoder}: takes both ${grids.join(' and ')}; expected one grid input`);
         checkInputs(opened.sessions[1], folder.judge.onnx.embedTokens, ['input_ids'], []);
       }
       return new JudgeRunner(folder, tokenizer, opened.sessions, plan, opened.device, opened.fallback, max);
@@ -323,8 +330,9 @@ export class JudgeRunner {
     }
     const pvType = floatType(pv.type, `${g} pixel_values`);
     const feeds: Record<string, ort.Tensor> = { pixel_values: new ort.Tensor(pvType, convertFloats(all, 'float32', pvType, all.length), [total, dim]) };
-    if (meta.has('image_grid_thw')) {
-      feeds['image_grid_thw'] = new ort.Tensor('int64', BigInt64Array.from(ims.flatMap((im) => im.grid.map(BigInt))), [ims.length, 3]);
+    const grid = GRID_INPUTS.find((n) => meta.has(n));
+    if (grid !== undefined) {
+      feeds[grid] = new ort.Tensor('int64', BigInt64Array.from(ims.flatMap((im) => im.grid.map(BigInt))), [ims.length, 3]);
     }
     const out = await vision.run(feeds, [pickOutput(vision, 'image_features', g)]);
     const t = Object.values(out)[0];

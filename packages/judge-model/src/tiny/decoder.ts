@@ -1,6 +1,7 @@
 // writeTinyDecoderJudge: a complete decoder-layout judge folder whose logits are a hand-computable
 // function of the prompt: x[t] = E[input_ids[t]] + P[position_ids[t]], then the masked causal
-// mean, a ReLU layer and the output projection (common.ts). Tests and the judge bench use it.
+// mean, a ReLU layer and the output projection (common.ts). Its config.json is a Qwen2 one, so
+// transformers.js loads the folder as it is. Tests and the judge bench use it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { JudgeModelError, JudgeModelErrorCode } from '../errors.js';
@@ -82,8 +83,13 @@ export function writeTinyDecoderJudge(dir: string, opts: TinyCommonOptions = {})
   fs.mkdirSync(path.join(dir, 'onnx'), { recursive: true });
   writeModel(path.join(dir, 'onnx', 'model.onnx'), g);
   writeJson(dir, 'config.json', {
-    model_type: 'owrl_tiny_judge',
-    architectures: ['OwrlTinyJudge'],
+    model_type: 'qwen2',
+    architectures: ['Qwen2ForCausalLM'],
+    bos_token_id: tokenizer.ids['<|endoftext|>'],
+    eos_token_id: tokenizer.ids['<|im_end|>'],
+    intermediate_size: d.hidden,
+    rms_norm_eps: 1e-6,
+    tie_word_embeddings: false,
     vocab_size: d.vocab,
     hidden_size: d.hidden,
     num_hidden_layers: d.layers,

@@ -3,7 +3,7 @@
 // and "no" first), chat special tokens, and a tokenizer_config.json with a ChatML chat template.
 
 /** Special tokens of the tiny tokenizers, in id order after the BPE vocabulary. */
-export const TINY_SPECIAL_TOKENS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|vision_start|>', '<|vision_end|>', '<|image_pad|>'] as const;
+export const TINY_SPECIAL_TOKENS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|vision_start|>', '<|vision_end|>', '<|image_pad|>', '<|video_pad|>'] as const;
 
 /** Words merged into single tokens (with and without a leading space where it matters). */
 const WORDS = [

@@ -1,5 +1,8 @@
-// writeTinyVlmJudge: a complete vision-language judge folder in the transformers.js layout:
-//   vision_encoder.onnx  image_features = tanh(merge-block patches · Wv) / max(grid_t)
+// writeTinyVlmJudge: a complete vision-language judge folder in the transformers.js layout that
+// transformers.js itself loads as a Qwen2-VL model (model_type qwen2_vl, text fields at the top
+// of config.json, vision_config.spatial_merge_size, Qwen2VLProcessor in preprocessor_config.json):
+//   vision_encoder.onnx  image_features = tanh(merge-block patches · Wv) / max(grid_t), its grid
+//                        input named `grid_thw` as Qwen2-VL exports name it (or `image_grid_thw`)
 //   embed_tokens.onnx    inputs_embeds = E[input_ids]
 //   decoder_model_merged x = inputs_embeds + Pt[pos[0]] + Ph[pos[1]] + Pw[pos[2]] (M-RoPE ids
 //                        [3, B, T]), then the shared head (common.ts).
@@ -12,6 +15,8 @@ import { DType, writeModel, type GraphSpec } from './onnx.js';
 import { buildTinyTokenizer, type TinyTokenizer } from './tokenizer.js';
 
 export interface TinyVlmOptions extends TinyCommonOptions {
+  /** Name of the vision encoder's grid input: `grid_thw` (Qwen2-VL, default) or `image_grid_thw` (Qwen2.5-VL, Qwen3-VL). */
+  gridInput?: 'grid_thw' | 'image_grid_thw';
   patchSize?: number;
   mergeSize?: number;
   minPixels?: number;
@@ -57,6 +62,7 @@ export function writeTinyVlmJudge(dir: string, opts: TinyVlmOptions = {}): TinyV
     mergeSize: m,
   };
   fs.mkdirSync(path.join(dir, 'onnx'), { recursive: true });
+  const grid = opts.gridInput ?? 'grid_thw';
 
   writeModel(path.join(dir, 'onnx', 'vision_encoder.onnx'), {
     name: 'owrl_tiny_vision_encoder',
@@ -64,7 +70,7 @@ export function writeTinyVlmJudge(dir: string, opts: TinyVlmOptions = {}): TinyV
       { op: 'Reshape', inputs: ['pixel_values', 'group_shape'], outputs: ['groups'] },
       { op: 'MatMul', inputs: ['groups', 'wv'], outputs: ['proj'] },
       { op: 'Tanh', inputs: ['proj'], outputs: ['feat'] },
-      { op: 'Slice', inputs: ['image_grid_thw', 'zero', 'one', 'one'], outputs: ['grid_t'] },
+      { op: 'Slice', inputs: [grid, 'zero', 'one', 'one'], outputs: ['grid_t'] },
       { op: 'ReduceMax', inputs: ['grid_t'], outputs: ['grid_t_max'], attrs: { keepdims: 0 } },
       { op: 'Cast', inputs: ['grid_t_max'], outputs: ['grid_t_f'], attrs: { to: DType.FLOAT } },
       { op: 'Div', inputs: ['feat', 'grid_t_f'], outputs: ['image_features'] },
@@ -77,7 +83,7 @@ export function writeTinyVlmJudge(dir: string, opts: TinyVlmOptions = {}): TinyV
     ],
     inputs: [
       { name: 'pixel_values', type: DType.FLOAT, dims: ['num_patches', patchDim] },
-      { name: 'image_grid_thw', type: DType.INT64, dims: ['num_images', 3] },
+      { name: grid, type: DType.INT64, dims: ['num_images', 3] },
     ],
     outputs: [{ name: 'image_features', type: DType.FLOAT, dims: ['num_image_tokens', d.hidden] }],
   });
@@ -129,6 +135,7 @@ export function writeTinyVlmJudge(dir: string, opts: TinyVlmOptions = {}): TinyV
   writeModel(path.join(dir, 'onnx', 'decoder_model_merged.onnx'), g);
 
   const preprocessor = {
+    processor_class: 'Qwen2VLProcessor',
     image_processor_type: 'Qwen2VLImageProcessor',
     patch_size: ps,
     merge_size: m,
@@ -138,23 +145,44 @@ export function writeTinyVlmJudge(dir: string, opts: TinyVlmOptions = {}): TinyV
     min_pixels: opts.minPixels ?? 16 * 16,
     max_pixels: opts.maxPixels ?? 64 * 64,
     do_resize: true,
+    // PIL bicubic, as Qwen2-VL ships it (the judge resizes bilinearly; see README.md)
+    resample: 3,
     do_rescale: true,
     rescale_factor: 1 / 255,
     do_normalize: true,
+    do_convert_rgb: true,
   };
   writeJson(dir, 'preprocessor_config.json', preprocessor);
+  // Qwen2-VL's config.json: the text model's fields at the top, the vision tower in vision_config
   writeJson(dir, 'config.json', {
-    model_type: 'owrl_tiny_vlm_judge',
-    architectures: ['OwrlTinyVlmJudge'],
+    model_type: 'qwen2_vl',
+    architectures: ['Qwen2VLForConditionalGeneration'],
+    vocab_size: d.vocab,
+    hidden_size: d.hidden,
+    intermediate_size: d.hidden,
+    num_hidden_layers: d.layers,
+    num_attention_heads: d.kvHeads,
+    num_key_value_heads: d.kvHeads,
+    max_position_embeddings: d.maxPositions,
+    rms_norm_eps: 1e-6,
+    rope_theta: 1_000_000,
+    rope_scaling: { type: 'mrope', mrope_section: [1, 1, 2] },
+    tie_word_embeddings: false,
+    torch_dtype: opts.float16 ? 'float16' : 'float32',
+    bos_token_id: tokenizer.ids['<|endoftext|>'],
+    eos_token_id: tokenizer.ids['<|im_end|>'],
     image_token_id: tokenizer.ids['<|image_pad|>'],
+    video_token_id: tokenizer.ids['<|video_pad|>'],
     vision_start_token_id: tokenizer.ids['<|vision_start|>'],
-    text_config: {
-      vocab_size: d.vocab,
+    vision_end_token_id: tokenizer.ids['<|vision_end|>'],
+    vision_config: {
+      depth: 1,
+      embed_dim: m * m * patchDim,
       hidden_size: d.hidden,
-      num_hidden_layers: d.layers,
-      num_attention_heads: d.kvHeads,
-      num_key_value_heads: d.kvHeads,
-      max_position_embeddings: d.maxPositions,
+      in_chans: 3,
+      patch_size: ps,
+      spatial_merge_size: m,
+      temporal_patch_size: tps,
     },
   });
   writeJson(dir, 'tokenizer.json', tokenizer.tokenizerJson);
