@@ -4,6 +4,7 @@
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import owrl from './scripts/eslint-no-import-cycle.mjs';
 
 const services = ['actor', 'judge', 'learner', 'sites', 'cli'];
 
@@ -15,7 +16,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
-    plugins: { 'import-x': importX },
+    plugins: { 'import-x': importX, owrl },
     // The TypeScript resolver follows `./x.js` specifiers to `./x.ts` and workspace packages to
     // their sources, so import-x/no-cycle sees the real graph.
     settings: {
@@ -28,7 +29,9 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // import-x/no-cycle skips type-only imports; owrl/no-import-cycle counts them too.
       'import-x/no-cycle': ['error', { maxDepth: 10 }],
+      'owrl/no-import-cycle': 'error',
       'no-restricted-imports': [
         'error',
         {

@@ -1,5 +1,6 @@
 // Option handling shared by every suite's task generator: the base URL tasks point at, and the
 // families selected by `difficulties` / `families`, with errors naming the option.
+import type { Task } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from './errors.js';
 import { DEFAULT_CATALOG_SEED } from './shop-catalog.js';
 
@@ -25,6 +26,25 @@ export interface SuiteGenerateOptions {
   families?: readonly string[] | undefined;
   /** Seed of the site's data (catalog, flights, articles, mailboxes); must match the server's. Default 1. */
   dataSeed?: number | undefined;
+}
+
+/** What a suite tells about one of its families (for listings, docs and curricula). */
+export interface SuiteFamilyInfo {
+  name: string;
+  /** Policy steps of the intended shortest solution. */
+  difficulty: number;
+  /** What the verifier checks. */
+  check: 'answer' | 'site_state' | 'page_expression';
+}
+
+export interface SuiteDef {
+  /** Suite name (`Task.suite`), e.g. `shop`. */
+  name: string;
+  /** Bundled site serving it (`Task.site`); its pages live under `/<site>/`. */
+  site: string;
+  families: readonly SuiteFamilyInfo[];
+  /** @throws TaskError TASK_BAD_ARGUMENT for unusable options (unknown family, bad n...). */
+  generate(opts: SuiteGenerateOptions): Task[];
 }
 
 /**

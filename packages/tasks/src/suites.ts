@@ -3,30 +3,11 @@
 // new site becomes usable everywhere by adding its suite to SUITES.
 import type { Task } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from './errors.js';
-import type { SuiteGenerateOptions } from './suite-options.js';
+import type { SuiteDef, SuiteGenerateOptions } from './suite-options.js';
 import { generateShopTasks, SHOP_FAMILIES, SHOP_SITE, SHOP_SUITE, shopCheckKind, type ShopFamilyName } from './shop-tasks.js';
 import { generateTravelTasks, TRAVEL_FAMILIES, TRAVEL_SITE, TRAVEL_SUITE } from './travel/index.js';
 import { MAIL_SUITE_DEF } from './mail/mail-tasks.js';
 import { WIKI_SUITE_DEF } from './wiki/wiki-tasks.js';
-
-/** What a suite tells about one of its families (for listings, docs and curricula). */
-export interface SuiteFamilyInfo {
-  name: string;
-  /** Policy steps of the intended shortest solution. */
-  difficulty: number;
-  /** What the verifier checks. */
-  check: 'answer' | 'site_state' | 'page_expression';
-}
-
-export interface SuiteDef {
-  /** Suite name (`Task.suite`), e.g. `shop`. */
-  name: string;
-  /** Bundled site serving it (`Task.site`); its pages live under `/<site>/`. */
-  site: string;
-  families: readonly SuiteFamilyInfo[];
-  /** @throws TaskError TASK_BAD_ARGUMENT for unusable options (unknown family, bad n...). */
-  generate(opts: SuiteGenerateOptions): Task[];
-}
 
 export const SHOP_SUITE_DEF: SuiteDef = {
   name: SHOP_SUITE,

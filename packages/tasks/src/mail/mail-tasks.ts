@@ -7,7 +7,7 @@ import { mulberry32 } from '@owrl/core';
 import { make, TaskSchema, type Task, type Verifier, VerifierSchema } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
 import { shuffled } from '../shop-catalog.js';
-import type { SuiteDef } from '../suites.js';
+import type { SuiteDef } from '../suite-options.js';
 import {
   buildMailData,
   mailContactByEmail,

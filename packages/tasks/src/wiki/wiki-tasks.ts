@@ -2,7 +2,7 @@
 // seed, its family and an index into the family's enumerated tasks (what its id
 // `wiki/<family>/<nnnn>` encodes); the task seed only chooses which tasks are drawn and in what
 // order. Families and routes are in wiki-families.ts.
-import { DEFAULT_DATA_SEED, normalizeBaseUrl, selectFamilies, siteVerifyPath, type SuiteGenerateOptions } from '../suite-options.js';
+import { DEFAULT_DATA_SEED, normalizeBaseUrl, selectFamilies, siteVerifyPath, type SuiteDef, type SuiteGenerateOptions } from '../suite-options.js';
 import { mulberry32 } from '@owrl/core';
 import { make, TaskSchema, VerifierSchema, type Task, type Verifier } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
@@ -394,8 +394,8 @@ export function generateWikiTasks(opts: GenerateWikiTasksOptions): Task[] {
   return tasks;
 }
 
-/** The wiki's entry of the suite registry (shape of SuiteDef in suites.ts). */
-export const WIKI_SUITE_DEF = {
+/** The wiki's entry of the suite registry. */
+export const WIKI_SUITE_DEF: SuiteDef = {
   name: WIKI_SUITE,
   site: WIKI_SITE,
   families: WIKI_FAMILIES.map((f) => ({ name: f.name, difficulty: f.difficulty, check: f.check })),
