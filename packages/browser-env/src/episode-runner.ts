@@ -228,7 +228,7 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
     const observeNow = async (deadline: number, timing: StepTiming): Promise<ObserveResult> => {
       const t = performance.now();
       const r = await bounded(
-        observe(s, { lastEffects, shots, takeScreenshot: wantShots, keep: o.screenshots, deadline }),
+        observe(s, { lastEffects, shots, takeScreenshot: wantShots, inspect: spec.stepScreenshots === true, keep: o.screenshots, deadline }),
         Math.max(1, deadline - t) + 1000,
         () => new EpisodeEnd('ENV_ERROR', 'page_unresponsive', 'the observation did not finish in time'),
         signal,
@@ -269,6 +269,7 @@ export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, polic
         raw: typeof d.raw === 'string' ? d.raw : '',
         parseError: d.parseError === true,
         timing,
+        ...(obs.shot ? { screenshot: obs.shot } : {}),
       };
       if (step.parseError) step.parseErrorLine = parseErrorLine(d.parseErrorDetail);
       const last = i === spec.maxSteps - 1;

@@ -1,6 +1,6 @@
 // The observation of a step (DESIGN §5 Observation): one page.evaluate walk of the active tab
-// (elements, texts, scroll, wall signals), the tab list, and a JPEG screenshot only when the
-// policy reads screenshots. Bounded by a deadline: an unresponsive page raises EpisodeEnd.
+// (elements, texts, scroll, wall signals), the tab list, and a JPEG screenshot when the policy
+// reads screenshots or the episode keeps one per step for inspection. Bounded by a deadline: an unresponsive page raises EpisodeEnd.
 import type { Observation, TabInfo } from '@owrl/core';
 import { bounded, settleWithin } from './async-util.js';
 import { detectWall, WALL_SELECTORS, type WallVerdict } from './bot-wall.js';
@@ -22,6 +22,8 @@ export interface ObserveRequest {
   /** Screenshots kept from earlier steps (newest last); the new one is appended and the list trimmed to `keep`. */
   shots: Uint8Array[];
   takeScreenshot: boolean;
+  /** Take a screenshot for inspection (the trajectory viewer) even when the policy reads none. */
+  inspect?: boolean;
   keep: number;
   /** performance.now() deadline. */
   deadline: number;
@@ -30,9 +32,13 @@ export interface ObserveRequest {
 export interface ObserveResult {
   observation: Observation;
   wall: WallVerdict | null;
+  /** The JPEG of this observation, when one was taken (for the policy or for inspection). */
+  shot?: Uint8Array;
 }
 
 const SCREENSHOT_QUALITY = 75;
+/** Screenshots taken only for the trajectory viewer are smaller. */
+const INSPECT_QUALITY = 50;
 
 async function tabList(session: EpisodeSession, activeTitle: string): Promise<TabInfo[]> {
   const pages = session.pages();
@@ -59,10 +65,19 @@ export async function observe(session: EpisodeSession, req: ObserveRequest): Pro
     await settleWithin(page.waitForLoadState('domcontentloaded', { timeout: left() }), left(), undefined);
     raw = await bounded(page.evaluate(observeInPage, OBSERVE_ARGS), left(), unresponsive);
   }
-  if (req.takeScreenshot && req.keep > 0) {
-    const shot = await bounded(page.screenshot({ type: 'jpeg', quality: SCREENSHOT_QUALITY, timeout: left(), caret: 'initial' }), left(), unresponsive);
-    req.shots.push(new Uint8Array(shot.buffer, shot.byteOffset, shot.byteLength));
-    while (req.shots.length > req.keep) req.shots.shift();
+  let shot: Uint8Array | undefined;
+  if ((req.takeScreenshot && req.keep > 0) || req.inspect === true) {
+    const forPolicy = req.takeScreenshot && req.keep > 0;
+    const b = await bounded(
+      page.screenshot({ type: 'jpeg', quality: forPolicy ? SCREENSHOT_QUALITY : INSPECT_QUALITY, timeout: left(), caret: 'initial' }),
+      left(),
+      unresponsive,
+    );
+    shot = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+    if (forPolicy) {
+      req.shots.push(shot);
+      while (req.shots.length > req.keep) req.shots.shift();
+    }
   }
   const tabs = await tabList(session, raw.title);
   const observation: Observation = {
@@ -77,5 +92,5 @@ export async function observe(session: EpisodeSession, req: ObserveRequest): Pro
     lastEffects: [...req.lastEffects],
     screenshots: req.takeScreenshot ? [...req.shots] : [],
   };
-  return { observation, wall: detectWall(raw.wall) };
+  return { observation, wall: detectWall(raw.wall), ...(shot ? { shot } : {}) };
 }

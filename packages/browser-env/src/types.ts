@@ -21,6 +21,11 @@ export interface EpisodeSpec {
    * programmatic verifier can skip it and save a large part of a short episode's browser time.
    */
   finalScreenshot?: boolean;
+  /**
+   * Keep the screenshot of every step's observation in EpisodeStep.screenshot (default false), also
+   * when the policy reads none, so the trajectory can be inspected step by step.
+   */
+  stepScreenshots?: boolean;
 }
 
 export interface PolicyInput {
@@ -111,6 +116,8 @@ export interface EpisodeStep<T> {
   /** The effect line shown for an unparseable output (set when parseError). */
   parseErrorLine?: string;
   timing: StepTiming;
+  /** JPEG of the page the policy saw at this step (when the policy reads screenshots or stepScreenshots is set). */
+  screenshot?: Uint8Array;
 }
 
 export interface EpisodeTermination {

@@ -13,3 +13,4 @@ export { DlqHeader, DlqReason, deadLetterHeaders, deadLetterMsgId, publishDeadLe
 export { encodeKvKey, decodeKvKey } from './kv-keys.js';
 export * from './kv.js';
 export { decodeActorRecord, decodeBlacklistEntry, type ActorHeartbeat, type ActorRecord, type BlacklistEntry, type KvValueOrigin } from './kv-values.js';
+export { ScreenshotStore, imageInfo, sha256Hex, shotSubject, type StoredImage } from './screenshot-store.js';

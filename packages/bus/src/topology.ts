@@ -13,6 +13,8 @@ export const STREAM_SCORED = 'OWRL_SCORED';
 export const STREAM_DLQ = 'OWRL_DLQ';
 /** Captures the server's max-deliveries advisories so the DLQ mover loses none while it is down. */
 export const STREAM_ADVISORIES = 'OWRL_ADVISORIES';
+/** Content-addressed screenshots (one message per `owrl.shots.<sha256>`), apart from trajectories. */
+export const STREAM_SHOTS = 'OWRL_SHOTS';
 
 export const CONSUMER_ACTORS = 'actors';
 export const CONSUMER_JUDGE = 'judge';
@@ -28,6 +30,7 @@ export const SUBJECT_TASKS = 'owrl.tasks';
 export const SUBJECT_TRAJ = 'owrl.traj';
 export const SUBJECT_SCORED = 'owrl.scored';
 export const SUBJECT_DLQ = 'owrl.dlq';
+export const SUBJECT_SHOTS = 'owrl.shots';
 export const MAX_DELIVERIES_ADVISORY = '$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES';
 
 /** The work streams and their durable consumers whose exhausted messages the DLQ mover handles. */
@@ -116,6 +119,10 @@ export interface TopologyOptions {
   retentionMs?: number;
   /** max_age of OWRL_DLQ. Default 30 days. */
   dlqRetentionMs?: number;
+  /** max_age of OWRL_SHOTS (screenshot retention). Default 7 days. */
+  shotsRetentionMs?: number;
+  /** Byte capacity of OWRL_SHOTS; the oldest screenshots go first. Default 2 GiB. */
+  shotsMaxBytes?: number;
   /** History kept by KV owrl_weights. Default 5. */
   weightsHistory?: number;
   /** Bucket TTL of KV owrl_blacklist. Default 1 h. */
@@ -156,6 +163,8 @@ export function resolveTopology(opts: TopologyOptions = {}): ResolvedTopology {
   const maxDeliver = positiveInt('maxDeliver', opts.maxDeliver, DEFAULTS.maxDeliver);
   const retentionMs = positiveInt('retentionMs', opts.retentionMs, 7 * DAY_MS, { min: dupMs });
   const dlqRetentionMs = positiveInt('dlqRetentionMs', opts.dlqRetentionMs, 30 * DAY_MS, { min: dupMs });
+  const shotsRetentionMs = positiveInt('shotsRetentionMs', opts.shotsRetentionMs, 7 * DAY_MS, { min: dupMs });
+  const shotsMaxBytes = positiveInt('shotsMaxBytes', opts.shotsMaxBytes, 2 * 1024 ** 3, { allowMinusOne: true, min: 1024 * 1024 });
   const dup = dupMs * MS;
 
   const streams: ResolvedTopology['streams'] = [
@@ -203,6 +212,19 @@ export function resolveTopology(opts: TopologyOptions = {}): ResolvedTopology {
       storage,
       discard: DiscardPolicy.Old,
       max_age: retentionMs * MS,
+      duplicate_window: dup,
+    },
+    {
+      // One message per image (the subject names its sha256), so storing the same picture twice
+      // keeps one copy; age and bytes bound what is kept, oldest first.
+      name: STREAM_SHOTS,
+      subjects: [`${SUBJECT_SHOTS}.*`],
+      retention: RetentionPolicy.Limits,
+      storage,
+      discard: DiscardPolicy.Old,
+      max_age: shotsRetentionMs * MS,
+      max_bytes: shotsMaxBytes,
+      max_msgs_per_subject: 1,
       duplicate_window: dup,
     },
   ];

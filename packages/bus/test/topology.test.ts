@@ -15,6 +15,7 @@ import {
   STREAM_ADVISORIES,
   STREAM_DLQ,
   STREAM_SCORED,
+  STREAM_SHOTS,
   STREAM_TASKS,
   STREAM_TRAJ,
 } from '../src/index.js';
@@ -42,7 +43,7 @@ void describe('ensureTopology', () => {
     for await (const n of s.bus.jsm.streams.names()) names.push(n);
     assert.deepEqual(
       names.sort(),
-      [STREAM_ADVISORIES, STREAM_DLQ, STREAM_SCORED, STREAM_TASKS, STREAM_TRAJ, `KV_${KV_ACTORS}`, `KV_${KV_BLACKLIST}`, `KV_${KV_WEIGHTS}`].sort(),
+      [STREAM_ADVISORIES, STREAM_DLQ, STREAM_SCORED, STREAM_SHOTS, STREAM_TASKS, STREAM_TRAJ, `KV_${KV_ACTORS}`, `KV_${KV_BLACKLIST}`, `KV_${KV_WEIGHTS}`].sort(),
     );
 
     const tasks = (await s.bus.streamInfo(STREAM_TASKS)).config;

@@ -12,6 +12,7 @@ import {
   terminationClassName,
   TerminationSchema,
   TrajectorySchema,
+  type ImageRef,
   type PolicyTrace,
   type RolloutRequest,
   type Trajectory,
@@ -22,6 +23,7 @@ import {
   CONSUMER_ACTORS,
   isEntryBlocking,
   STREAM_TASKS,
+  type ScreenshotStore,
   trajSubject,
   type ActorRegistry,
   type BlacklistEntry,
@@ -42,6 +44,8 @@ export interface ActorDeps {
   policies: PolicyHolder;
   weights: WeightsPointer;
   registry: ActorRegistry;
+  /** Where step screenshots go (steps then carry an ImageRef); none kept without it. */
+  shots?: ScreenshotStore;
   meter: Meter;
   logger: Logger;
 }
@@ -111,6 +115,8 @@ export class Actor {
           if (!task) throw new Error(`rollout ${req.trajectoryId} carries no task`);
           const rng = mulberry32(Number(req.seed % 4294967296n));
           const pageExpression = task.verifier?.kind.case === 'pageExpression' ? task.verifier.kind.value.expression : undefined;
+          const shots = this.d.shots && this.d.config.stepScreenshots ? this.d.shots : undefined;
+          const refs = new Map<number, ImageRef>();
           const result = await this.d.pool.runEpisode<PolicyTrace>(
             {
               startUrl: task.startUrl,
@@ -119,11 +125,35 @@ export class Actor {
               ...(pageExpression ? { pageExpression } : {}),
               // Only a judge model reads the final screenshot; verifier-judged tasks skip it.
               finalScreenshot: task.verifier === undefined,
+              stepScreenshots: shots !== undefined,
             },
             { needsScreenshot: held.policy.needsScreenshot, decide: (input, signal) => held.policy.decide(input, signal, rng) },
-            { onStep: () => delivery.working() },
+            {
+              onStep: async (step) => {
+                delivery.working();
+                if (shots && step.screenshot) {
+                  // A screenshot that cannot be stored is a gap in the viewer, never a lost trajectory.
+                  try {
+                    refs.set(step.index, await shots.put(step.screenshot));
+                  } catch (e) {
+                    log.warn({ err: e, step: step.index }, 'step screenshot not stored');
+                  }
+                }
+              },
+            },
           );
           trajectory = buildTrajectory({ request: req, actorId: this.d.config.actorId, policyVersion, result, startedAtMs: started, actorRssBytes: process.memoryUsage().rss });
+          for (const st of trajectory.steps) {
+            const ref = refs.get(st.index);
+            if (ref) st.screenshot = ref;
+          }
+          if (shots && result.finalScreenshot) {
+            try {
+              trajectory.finalScreenshotRef = await shots.put(result.finalScreenshot);
+            } catch (e) {
+              log.warn({ err: e }, 'final screenshot not stored');
+            }
+          }
         } finally {
           held.release();
         }

@@ -1,7 +1,7 @@
 // Actor configuration from the environment (the shared NATS_*, OWRL_LOG_LEVEL and
 // OWRL_METRICS_PORT settings are read by the startup path, @owrl/service).
 import os from 'node:os';
-import { envInt, envList, envString, type Env } from '@owrl/core';
+import { envBool, envInt, envList, envString, type Env } from '@owrl/core';
 
 export interface ActorConfig {
   actorId: string;
@@ -12,6 +12,8 @@ export interface ActorConfig {
   heartbeatMs: number;
   maxEpisodesPerBrowser: number;
   maxPayloadBytes: number;
+  /** Keep every step's screenshot in the screenshot store (for the console's trajectory viewer). */
+  stepScreenshots: boolean;
 }
 
 /** @throws ConfigError naming the variable. */
@@ -25,5 +27,6 @@ export function loadActorConfig(env: Env): ActorConfig {
     heartbeatMs: envInt('OWRL_HEARTBEAT_S', 10, env, 1) * 1000,
     maxEpisodesPerBrowser: envInt('OWRL_MAX_EPISODES_PER_BROWSER', 200, env, 1),
     maxPayloadBytes: envInt('OWRL_MAX_PAYLOAD', 1024 * 1024, env, 1024),
+    stepScreenshots: envBool('OWRL_STEP_SCREENSHOTS', true, env),
   };
 }

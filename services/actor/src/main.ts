@@ -1,6 +1,6 @@
 // Actor process: Chromium pool + policy holder + JetStream consumer, run through the startup path.
 import { BrowserPool } from '@owrl/browser-env';
-import { ensureTopology, ActorRegistry, WeightsPointer } from '@owrl/bus';
+import { ensureTopology, ActorRegistry, ScreenshotStore, WeightsPointer } from '@owrl/bus';
 import { runService } from '@owrl/service';
 import { Actor } from './actor.js';
 import { loadActorConfig } from './config.js';
@@ -21,7 +21,7 @@ runService({
     };
     try {
       await pool.start();
-      const actor = new Actor({ config, bus, pool, policies, weights: await WeightsPointer.open(bus), registry: await ActorRegistry.open(bus), meter, logger });
+      const actor = new Actor({ config, bus, pool, policies, weights: await WeightsPointer.open(bus), registry: await ActorRegistry.open(bus), shots: new ScreenshotStore(bus), meter, logger });
       await actor.start();
       logger.info({ slots: config.slots }, 'actor ready');
       return {

@@ -9,6 +9,7 @@ import {
   ActorRegistry,
   connectBus,
   ensureTopology,
+  ScreenshotStore,
   taskSubject,
   WeightsPointer,
   type Bus,
@@ -93,12 +94,14 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
     heartbeatMs: 5_000,
     maxEpisodesPerBrowser: 50,
     maxPayloadBytes: 8 * 1024 * 1024,
+    stepScreenshots: true,
   };
   const pool = new BrowserPool({ allowHosts: config.allowHosts });
   await pool.start();
   const policies = new PolicyHolder(silentLogger);
   const registry = await ActorRegistry.open(bus);
-  const actor = new Actor({ config, bus, pool, policies, weights, registry, meter: new MemoryMeter(), logger: silentLogger });
+  const shots = new ScreenshotStore(bus);
+  const actor = new Actor({ config, bus, pool, policies, weights, registry, shots, meter: new MemoryMeter(), logger: silentLogger });
   try {
     await actor.start();
     for (let s = 0; s < 3; s++) await bus.publish(taskSubject('runa'), RolloutRequestSchema, request('runa', s, 0), { msgId: `runa/0/0/${s}/0` });
@@ -115,6 +118,13 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
       const trace = t.steps[0]?.trace?.kind;
       assert.equal(trace?.case, 'pointer');
       if (trace?.case === 'pointer') assert.ok(trace.value.numCandidates >= 2 && trace.value.offsets.length === trace.value.numCandidates + 1);
+      // Every step's screenshot is in the store, referenced (not carried) by the step.
+      for (const st of t.steps) {
+        const ref = st.screenshot;
+        assert.ok(ref && ref.mime === 'image/jpeg' && ref.width > 0 && ref.height > 0, `step ${st.index} has a screenshot ref`);
+        const img = await shots.get(ref.sha256);
+        assert.ok(img && BigInt(img.bytes.length) === ref.bytes, `step ${st.index} screenshot stored`);
+      }
     }
     // A pointer whose bytes do not match its sha256 is refused; the actor keeps its policy.
     const bad = publishArtifact(5, 0.5);
