@@ -12,6 +12,10 @@ export interface ActorConfig {
   heartbeatMs: number;
   maxEpisodesPerBrowser: number;
   maxPayloadBytes: number;
+  /** How long a trajectory publish is retried before the request goes back to the queue. */
+  publishRetryMs: number;
+  /** First backoff of a publish retry (doubling, at most 10 s). */
+  publishBackoffMs: number;
 }
 
 /** @throws ConfigError naming the variable. */
@@ -25,5 +29,7 @@ export function loadActorConfig(env: Env): ActorConfig {
     heartbeatMs: envInt('OWRL_HEARTBEAT_S', 10, env, 1) * 1000,
     maxEpisodesPerBrowser: envInt('OWRL_MAX_EPISODES_PER_BROWSER', 200, env, 1),
     maxPayloadBytes: envInt('OWRL_MAX_PAYLOAD', 1024 * 1024, env, 1024),
+    publishRetryMs: envInt('OWRL_PUBLISH_RETRY_S', 300, env, 0) * 1000,
+    publishBackoffMs: envInt('OWRL_PUBLISH_BACKOFF_MS', 500, env, 1),
   };
 }

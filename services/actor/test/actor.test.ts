@@ -93,6 +93,8 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
     heartbeatMs: 5_000,
     maxEpisodesPerBrowser: 50,
     maxPayloadBytes: 8 * 1024 * 1024,
+    publishRetryMs: 30_000,
+    publishBackoffMs: 200,
   };
   const pool = new BrowserPool({ allowHosts: config.allowHosts });
   await pool.start();

@@ -42,6 +42,8 @@ void test('a blacklisted host is answered with INIT_ERROR host_blacklisted witho
     heartbeatMs: 60_000,
     maxEpisodesPerBrowser: 50,
     maxPayloadBytes: 1024 * 1024,
+    publishRetryMs: 30_000,
+    publishBackoffMs: 200,
   };
   const pool = new BrowserPool({ allowHosts: [] });
   const policies = new PolicyHolder(silentLogger);
