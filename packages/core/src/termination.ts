@@ -102,6 +102,7 @@ export const TERMINATION_REASONS = {
   policy_unavailable: { classes: SANDBOX, fault: 'ours', description: 'the policy server did not answer after retries (5xx, timeouts, resets)' },
   policy_rejected: { classes: SANDBOX, fault: 'ours', description: 'the policy server refused the request (4xx other than a context overflow)' },
   actor_error: { classes: SANDBOX, fault: 'ours', description: 'the actor could not run the episode' },
+  trajectory_too_large: { classes: SANDBOX, fault: 'ours', description: 'the trajectory could not be trimmed under the bus payload limit' },
   internal_error: { classes: SANDBOX, fault: 'ours', description: 'an unexpected error in the environment' },
 } as const satisfies Record<string, ReasonInfo>;
 

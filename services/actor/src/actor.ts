@@ -20,6 +20,8 @@ import {
 import {
   Blacklist,
   BlacklistCache,
+  BusErrorCode,
+  isBusError,
   CONSUMER_ACTORS,
   isEntryBlocking,
   STREAM_TASKS,
@@ -35,12 +37,15 @@ import type { Logger, Meter } from '@owrl/core';
 import { createActorMetrics, type ActorMetrics } from './actor-metrics.js';
 import type { ActorConfig } from './config.js';
 import type { PolicyHolder } from './policy-holder.js';
-import { buildTrajectory, fitPayload, sandboxFailure } from './trajectory-builder.js';
+import { buildTrajectory, fitPayload, sandboxFailure, tooLargeFailure } from './trajectory-builder.js';
+
+/** What the actor needs of the browser pool (BrowserPool in the service). */
+export type EpisodeRunner = Pick<BrowserPool, 'runEpisode'>;
 
 export interface ActorDeps {
   config: ActorConfig;
   bus: Bus;
-  pool: BrowserPool;
+  pool: EpisodeRunner;
   policies: PolicyHolder;
   weights: WeightsPointer;
   registry: ActorRegistry;
@@ -96,84 +101,170 @@ export class Actor {
     }
   }
 
+  /** Browser slots running an episode (or publishing its trajectory) now. */
+  get busySlots(): number {
+    return this.busy;
+  }
+
+  /** Episodes whose trajectory was published and whose request was acked. */
+  get episodesServed(): number {
+    return this.episodes;
+  }
+
   private async handle(delivery: Delivery<RolloutRequest>): Promise<void> {
     const req = delivery.value;
     const log = this.d.logger.child({ run: req.runId, round: Number(req.round), group: req.group, trajectory: req.trajectoryId });
     const started = Date.now();
+    // The slot is taken here and given back in the one finally below, whatever fails in between.
     this.busy++;
     this.m.busy.set(this.busy);
-    let policyVersion = this.d.policies.version;
-    let trajectory = await this.skipIfBlacklisted(req, started, log);
-    if (!trajectory) {
-      try {
-        await this.d.policies.waitFor(Number(req.minPolicyVersion), this.d.config.policyWaitMs);
-        const held = this.d.policies.acquire();
-        policyVersion = held.version;
-        this.m.policyVersion.set(policyVersion);
-        try {
-          const task = req.task;
-          if (!task) throw new Error(`rollout ${req.trajectoryId} carries no task`);
-          const rng = mulberry32(Number(req.seed % 4294967296n));
-          const pageExpression = task.verifier?.kind.case === 'pageExpression' ? task.verifier.kind.value.expression : undefined;
-          const shots = this.d.shots && this.d.config.stepScreenshots ? this.d.shots : undefined;
-          const refs = new Map<number, ImageRef>();
-          const result = await this.d.pool.runEpisode<PolicyTrace>(
-            {
-              startUrl: task.startUrl,
-              instruction: task.instruction,
-              maxSteps: req.maxSteps,
-              ...(pageExpression ? { pageExpression } : {}),
-              // Only a judge model reads the final screenshot; verifier-judged tasks skip it.
-              finalScreenshot: task.verifier === undefined,
-              stepScreenshots: shots !== undefined,
-            },
-            { needsScreenshot: held.policy.needsScreenshot, decide: (input, signal) => held.policy.decide(input, signal, rng) },
-            {
-              onStep: async (step) => {
-                delivery.working();
-                if (shots && step.screenshot) {
-                  // A screenshot that cannot be stored is a gap in the viewer, never a lost trajectory.
-                  try {
-                    refs.set(step.index, await shots.put(step.screenshot));
-                  } catch (e) {
-                    log.warn({ err: e, step: step.index }, 'step screenshot not stored');
-                  }
-                }
-              },
-            },
-          );
-          trajectory = buildTrajectory({ request: req, actorId: this.d.config.actorId, policyVersion, result, startedAtMs: started, actorRssBytes: process.memoryUsage().rss });
-          for (const st of trajectory.steps) {
-            const ref = refs.get(st.index);
-            if (ref) st.screenshot = ref;
-          }
-          if (shots && result.finalScreenshot) {
-            try {
-              trajectory.finalScreenshotRef = await shots.put(result.finalScreenshot);
-            } catch (e) {
-              log.warn({ err: e }, 'final screenshot not stored');
-            }
-          }
-        } finally {
-          held.release();
+    try {
+      const { trajectory, policyVersion } = await this.runOne(req, delivery, started, log);
+      const published = await this.publishDurably(trajectory, delivery, log);
+      await delivery.ack();
+      const className = terminationClassName(published.termination?.class);
+      this.m.episodes.inc({ class: className, reason: published.termination?.reason ?? '' });
+      this.m.duration.observe((Date.now() - started) / 1000);
+      for (const s of published.steps) {
+        const t = s.timing;
+        if (!t) continue;
+        for (const [phase, ms] of [['policy', t.policyMs], ['action', t.actionMs], ['settle', t.settleMs], ['observe', t.observeMs]] as const) {
+          this.m.stepPhase.observe({ phase }, ms / 1000);
         }
+      }
+      this.episodes++;
+      log.info({ termination: className, reason: published.termination?.reason, steps: published.steps.length, policyVersion, ms: Date.now() - started }, 'episode finished');
+    } finally {
+      this.busy--;
+      this.m.busy.set(this.busy);
+    }
+  }
+
+  /** Runs the episode of `req` (or answers it unrun); never throws: our own failures become SANDBOX_ERROR trajectories. */
+  private async runOne(req: RolloutRequest, delivery: Delivery<RolloutRequest>, started: number, log: Logger): Promise<{ trajectory: Trajectory; policyVersion: number }> {
+    let policyVersion = this.d.policies.version;
+    try {
+      const skipped = await this.skipIfBlacklisted(req, started, log);
+      if (skipped) return { trajectory: skipped, policyVersion };
+      await this.d.policies.waitFor(Number(req.minPolicyVersion), this.d.config.policyWaitMs);
+      const held = this.d.policies.acquire();
+      policyVersion = held.version;
+      this.m.policyVersion.set(policyVersion);
+      try {
+        const task = req.task;
+        if (!task) throw new Error(`rollout ${req.trajectoryId} carries no task`);
+        const rng = mulberry32(Number(req.seed % 4294967296n));
+        const pageExpression = task.verifier?.kind.case === 'pageExpression' ? task.verifier.kind.value.expression : undefined;
+        const shots = this.d.shots && this.d.config.stepScreenshots ? this.d.shots : undefined;
+        const refs = new Map<number, ImageRef>();
+        const result = await this.d.pool.runEpisode<PolicyTrace>(
+          {
+            startUrl: task.startUrl,
+            instruction: task.instruction,
+            maxSteps: req.maxSteps,
+            ...(pageExpression ? { pageExpression } : {}),
+            // Only a judge model reads the final screenshot; verifier-judged tasks skip it.
+            finalScreenshot: task.verifier === undefined,
+            stepScreenshots: shots !== undefined,
+          },
+          { needsScreenshot: held.policy.needsScreenshot, decide: (input, signal) => held.policy.decide(input, signal, rng) },
+          {
+            onStep: async (step) => {
+              delivery.working();
+              if (shots && step.screenshot) {
+                // A screenshot that cannot be stored is a gap in the viewer, never a lost trajectory.
+                try {
+                  refs.set(step.index, await shots.put(step.screenshot));
+                } catch (e) {
+                  log.warn({ err: e, step: step.index }, 'step screenshot not stored');
+                }
+              }
+            },
+          },
+        );
+        const trajectory = buildTrajectory({ request: req, actorId: this.d.config.actorId, policyVersion, result, startedAtMs: started, actorRssBytes: process.memoryUsage().rss });
+        for (const st of trajectory.steps) {
+          const ref = refs.get(st.index);
+          if (ref) st.screenshot = ref;
+        }
+        if (shots && result.finalScreenshot) {
+          try {
+            trajectory.finalScreenshotRef = await shots.put(result.finalScreenshot);
+          } catch (e) {
+            log.warn({ err: e }, 'final screenshot not stored');
+          }
+        }
+        return { trajectory, policyVersion };
+      } finally {
+        held.release();
+      }
+    } catch (e) {
+      log.error({ err: e }, 'episode could not run');
+      return { trajectory: sandboxFailure(req, this.d.config.actorId, policyVersion, 'actor_error', e, started), policyVersion };
+    }
+  }
+
+  /** The payload limit a trajectory is fitted under: the smaller of OWRL_MAX_PAYLOAD and the server's max_payload, with room for headers. */
+  payloadLimit(): number {
+    const server = this.d.bus.nc.info?.max_payload ?? 0;
+    const limit = server > 0 ? Math.min(server, this.d.config.maxPayloadBytes) : this.d.config.maxPayloadBytes;
+    return Math.max(1024, Math.floor(limit * 0.95) - 512);
+  }
+
+  /** `t` fitted under `limit` (trimmed, or replaced by a trajectory_too_large failure). */
+  private fit(t: Trajectory, limit: number, log: Logger): Trajectory {
+    const fit = fitPayload(t, limit);
+    if (fit.fits) {
+      if (fit.trimmed.length > 0) {
+        this.m.trimmed.inc();
+        log.warn({ bytes: fit.bytes, limit, trimmed: fit.trimmed }, 'trajectory trimmed to fit the bus payload limit');
+      }
+      return t;
+    }
+    this.m.tooLarge.inc();
+    const failure = tooLargeFailure(t, fit.bytes, limit);
+    log.error({ bytes: fit.bytes, limit, trimmed: fit.trimmed, steps: t.steps.length }, 'trajectory too large for the bus even after trimming; published as SANDBOX_ERROR trajectory_too_large');
+    return failure;
+  }
+
+  /**
+   * Publishes the trajectory of a finished episode, retrying with backoff (same Nats-Msg-Id, so a
+   * retry that raced a stored copy is deduplicated) for up to OWRL_PUBLISH_RETRY_S while keeping
+   * the request's ack deadline alive: a broker restart or a full stream never re-runs the episode.
+   * A payload refused as too large is fitted under half the limit and tried again.
+   * @returns the trajectory as published.
+   * @throws the last BusError once the retry window is spent or the connection is closed for good
+   *   (the request is then naked by the consumer and redelivered: the last resort).
+   */
+  private async publishDurably(trajectory: Trajectory, delivery: Delivery<RolloutRequest>, log: Logger): Promise<Trajectory> {
+    let limit = this.payloadLimit();
+    let t = this.fit(trajectory, limit, log);
+    const deadline = Date.now() + this.d.config.publishRetryMs;
+    const subject = trajSubject(t.request?.runId ?? delivery.value.runId);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.d.bus.publish(subject, TrajectorySchema, t, { msgId: t.trajectoryId });
+        if (attempt > 1) log.info({ attempts: attempt }, 'trajectory published after retries');
+        return t;
       } catch (e) {
-        log.error({ err: e }, 'episode could not run');
-        trajectory = sandboxFailure(req, this.d.config.actorId, policyVersion, 'actor_error', e, started);
+        const code = isBusError(e) ? e.code : 'UNKNOWN';
+        if (isBusError(e, BusErrorCode.PayloadTooLarge) && limit > 1024) {
+          limit = Math.max(1024, Math.floor(limit / 2));
+          log.warn({ err: e, limit }, 'trajectory refused as too large; fitting it under a smaller limit');
+          t = this.fit(t, limit, log);
+        } else if (isBusError(e, BusErrorCode.Closed) || Date.now() >= deadline) {
+          this.m.publishFailures.inc({ code });
+          log.error({ err: e, attempts: attempt }, 'trajectory could not be published; the request goes back to the queue');
+          throw e;
+        }
+        this.m.publishRetries.inc({ code });
+        const waitMs = Math.max(0, Math.min(this.d.config.publishBackoffMs * 2 ** Math.min(attempt - 1, 10), 10_000, deadline - Date.now()));
+        log.warn({ err: e, attempt, waitMs }, 'trajectory publish failed; retrying');
+        delivery.working();
+        await new Promise((r) => setTimeout(r, waitMs));
+        delivery.working();
       }
     }
-    const fit = fitPayload(trajectory, Math.floor(this.d.config.maxPayloadBytes * 0.95));
-    if (fit.trimmed.length > 0) log.warn({ bytes: fit.bytes, trimmed: fit.trimmed }, 'trajectory trimmed to fit the bus payload limit');
-    // Publish first, then ack: a crash in between gives a redelivery, deduped downstream by id.
-    await this.d.bus.publish(trajSubject(req.runId), TrajectorySchema, trajectory, { msgId: req.trajectoryId });
-    await delivery.ack();
-    const className = terminationClassName(trajectory.termination?.class);
-    this.m.episodes.inc({ class: className, reason: trajectory.termination?.reason ?? '' });
-    this.m.duration.observe((Date.now() - started) / 1000);
-    this.episodes++;
-    this.busy--;
-    this.m.busy.set(this.busy);
-    log.info({ termination: className, reason: trajectory.termination?.reason, steps: trajectory.steps.length, policyVersion, ms: Date.now() - started }, 'episode finished');
   }
 
   /**

@@ -14,6 +14,10 @@ export interface ActorConfig {
   maxPayloadBytes: number;
   /** Keep every step's screenshot in the screenshot store (for the console's trajectory viewer). */
   stepScreenshots: boolean;
+  /** How long a trajectory publish is retried before the request goes back to the queue. */
+  publishRetryMs: number;
+  /** First backoff of a publish retry (doubling, at most 10 s). */
+  publishBackoffMs: number;
 }
 
 /** @throws ConfigError naming the variable. */
@@ -28,5 +32,7 @@ export function loadActorConfig(env: Env): ActorConfig {
     maxEpisodesPerBrowser: envInt('OWRL_MAX_EPISODES_PER_BROWSER', 200, env, 1),
     maxPayloadBytes: envInt('OWRL_MAX_PAYLOAD', 1024 * 1024, env, 1024),
     stepScreenshots: envBool('OWRL_STEP_SCREENSHOTS', true, env),
+    publishRetryMs: envInt('OWRL_PUBLISH_RETRY_S', 300, env, 0) * 1000,
+    publishBackoffMs: envInt('OWRL_PUBLISH_BACKOFF_MS', 500, env, 1),
   };
 }

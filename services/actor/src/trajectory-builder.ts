@@ -106,19 +106,120 @@ export function sandboxFailure(request: RolloutRequest, actorId: string, policyV
   });
 }
 
-/** Drops optional bulk (screenshot, then candidate labels) until the encoded size fits. */
-export function fitPayload(t: Trajectory, maxBytes: number): { bytes: number; trimmed: string[] } {
-  const trimmed: string[] = [];
+/** What fitPayload did: the encoded size, what it left out (also in `t.trimmed`), and whether it fits now. */
+export interface FitResult {
+  bytes: number;
+  trimmed: string[];
+  fits: boolean;
+}
+
+/** Longest reasoning or raw policy output a step keeps once step text has to be cut. */
+const STEP_TEXT_CHARS = 2000;
+
+function cut(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}…[cut ${s.length - n} chars]` : s;
+}
+
+/**
+ * Leaves optional bulk out of `t`, in order, until its encoded size is at most `maxBytes`: the
+ * final screenshot (the judge model then sees the page only through the text), the candidate
+ * labels of pointer traces (the learner re-derives nothing from them), step reasoning and raw
+ * policy output cut to 2 000 characters, action-effect evidence, and the error stack. Every part
+ * left out is named in `t.trimmed`, so a reader knows the record is not whole. Never drops a step,
+ * a tool call, a trace's features or the termination: when even that does not fit, `fits` is false
+ * (the caller then publishes {@link tooLargeFailure} instead).
+ */
+export function fitPayload(t: Trajectory, maxBytes: number): FitResult {
+  const trimmed: string[] = [...t.trimmed];
   let size = encode(TrajectorySchema, t).length;
-  if (size > maxBytes && t.finalScreenshot.length > 0) {
-    t.finalScreenshot = new Uint8Array();
-    trimmed.push('final_screenshot');
+  const stages: Array<[string, () => boolean]> = [
+    [
+      'final_screenshot',
+      () => {
+        if (t.finalScreenshot.length === 0) return false;
+        t.finalScreenshot = new Uint8Array();
+        return true;
+      },
+    ],
+    [
+      'candidate_labels',
+      () => {
+        let any = false;
+        for (const s of t.steps) {
+          if (s.trace?.kind.case === 'pointer' && s.trace.kind.value.candidateLabels.length > 0) {
+            s.trace.kind.value.candidateLabels = [];
+            any = true;
+          }
+        }
+        return any;
+      },
+    ],
+    [
+      'step_text',
+      () => {
+        let any = false;
+        for (const s of t.steps) {
+          if (s.reasoning.length > STEP_TEXT_CHARS || s.rawOutput.length > STEP_TEXT_CHARS) {
+            s.reasoning = cut(s.reasoning, STEP_TEXT_CHARS);
+            s.rawOutput = cut(s.rawOutput, STEP_TEXT_CHARS);
+            any = true;
+          }
+        }
+        return any;
+      },
+    ],
+    [
+      'effect_evidence',
+      () => {
+        let any = false;
+        for (const s of t.steps) {
+          for (const r of s.results) {
+            for (const e of r.effects) {
+              if (Object.keys(e.evidence).length > 0) {
+                e.evidence = {};
+                any = true;
+              }
+            }
+          }
+        }
+        return any;
+      },
+    ],
+    [
+      'error_stack',
+      () => {
+        if (!t.diagnostics || t.diagnostics.errorStack === '') return false;
+        t.diagnostics.errorStack = '';
+        return true;
+      },
+    ],
+  ];
+  for (const [name, drop] of stages) {
+    if (size <= maxBytes) break;
+    if (!drop()) continue;
+    if (!trimmed.includes(name)) trimmed.push(name);
+    t.trimmed = trimmed;
     size = encode(TrajectorySchema, t).length;
   }
-  if (size > maxBytes) {
-    for (const s of t.steps) if (s.trace?.kind.case === 'pointer') s.trace.kind.value.candidateLabels = [];
-    trimmed.push('candidate_labels');
-    size = encode(TrajectorySchema, t).length;
-  }
-  return { bytes: size, trimmed };
+  return { bytes: size, trimmed, fits: size <= maxBytes };
+}
+
+/**
+ * The trajectory published in place of one that cannot be trimmed under the payload limit: a
+ * SANDBOX_ERROR `trajectory_too_large` naming the sizes (an infrastructure outcome: the learner
+ * re-dispatches the rollout, it never becomes a reward).
+ */
+export function tooLargeFailure(t: Trajectory, bytes: number, maxBytes: number): Trajectory {
+  const message = `trajectory ${t.trajectoryId} is ${bytes} bytes after trimming (${t.trimmed.join(', ') || 'nothing to trim'}), over the payload limit of ${maxBytes} bytes; ${t.steps.length} steps left out`;
+  return make(TrajectorySchema, {
+    trajectoryId: t.trajectoryId,
+    ...(t.request ? { request: t.request } : {}),
+    actorId: t.actorId,
+    policyVersion: t.policyVersion,
+    termination: make(TerminationSchema, { class: TerminationClass.SANDBOX_ERROR, reason: 'trajectory_too_large' satisfies TerminationReason, message }),
+    diagnostics: make(DiagnosticsSchema, { errorName: 'PayloadTooLarge', errorMessage: message, wallMs: t.diagnostics?.wallMs ?? 0 }),
+    startedAtMs: t.startedAtMs,
+    finishedAtMs: t.finishedAtMs,
+    trimmed: ['steps'],
+  });
 }

@@ -95,6 +95,8 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
     maxEpisodesPerBrowser: 50,
     maxPayloadBytes: 8 * 1024 * 1024,
     stepScreenshots: true,
+    publishRetryMs: 30_000,
+    publishBackoffMs: 200,
   };
   const pool = new BrowserPool({ allowHosts: config.allowHosts });
   await pool.start();

@@ -43,6 +43,8 @@ void test('a blacklisted host is answered with INIT_ERROR host_blacklisted witho
     maxEpisodesPerBrowser: 50,
     maxPayloadBytes: 1024 * 1024,
     stepScreenshots: false,
+    publishRetryMs: 30_000,
+    publishBackoffMs: 200,
   };
   const pool = new BrowserPool({ allowHosts: [] });
   const policies = new PolicyHolder(silentLogger);
