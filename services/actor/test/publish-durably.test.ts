@@ -109,6 +109,7 @@ function config(over: Partial<ActorConfig> = {}): ActorConfig {
     policyWaitMs: 20_000,
     heartbeatMs: 60_000,
     maxEpisodesPerBrowser: 50,
+    stepScreenshots: false,
     maxPayloadBytes: 4 * 1024 * 1024,
     publishRetryMs: 60_000,
     publishBackoffMs: 100,
