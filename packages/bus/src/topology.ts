@@ -286,6 +286,47 @@ export function dlqMoverConsumer(stream: string, consumer: string): ResolvedTopo
   };
 }
 
+/** Durable name of the learner consumer of run `runId` on OWRL_SCORED: `learner_<runId>`. */
+export function learnerConsumerName(runId: string): string {
+  return `${CONSUMER_LEARNER}_${validateSubjectToken('runId', runId)}`;
+}
+
+export interface LearnerConsumerOptions {
+  /** ack_wait; the learner sends working() on every message it holds well within it. Default 60 s. */
+  ackWaitMs?: number;
+  /** max_ack_pending. Default 20000. */
+  maxAckPending?: number;
+}
+
+/**
+ * The learner consumer of one run: filtered on `owrl.scored.<runId>`, so two runs on one
+ * JetStream never see (or ack) each other's scored trajectories; unlimited deliveries, because a
+ * scored trajectory is held unacked until the update that used it is checkpointed and may come
+ * back after every learner restart (pure).
+ */
+export function learnerConsumer(runId: string, opts: LearnerConsumerOptions = {}): ResolvedTopology['consumers'][number] {
+  return {
+    stream: STREAM_SCORED,
+    config: {
+      durable_name: learnerConsumerName(runId),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: scoredSubject(runId),
+      ack_wait: positiveInt('ackWaitMs', opts.ackWaitMs, 60_000, { min: 1000 }) * MS,
+      max_deliver: -1,
+      max_ack_pending: positiveInt('maxAckPending', opts.maxAckPending, 20_000),
+    },
+  };
+}
+
+/** Creates or updates the learner consumer of run `runId` (see {@link learnerConsumer}); returns its name. */
+export async function ensureLearnerConsumer(target: { jsm: JetStreamManager } | JetStreamManager, runId: string, opts: LearnerConsumerOptions & { logger?: Logger } = {}): Promise<string> {
+  const jsm = 'jsm' in target ? target.jsm : target;
+  const c = learnerConsumer(runId, opts);
+  await ensureConsumer(jsm, c.stream, c.config, (opts.logger ?? silentLogger).child({ component: 'topology' }));
+  return c.config.durable_name;
+}
+
 /**
  * Creates or updates every stream, consumer and KV bucket of the topology (create-or-update; safe
  * to call concurrently from every service at start). Settings that the server cannot change on

@@ -10,6 +10,16 @@ void test('trajectory ids round trip', () => {
   assert.equal(groupKey(k), 'demo-1/12/3');
 });
 
+void test('trajectory ids carry the incarnation, so a re-dispatch after a restart is a new id', () => {
+  const k = { runId: 'demo-1', round: 4, group: 2, sample: 1, attempt: 0, incarnation: 3 };
+  const id = trajectoryId(k);
+  assert.equal(id, 'demo-1/4/2/1/0@3');
+  assert.deepEqual(parseTrajectoryId(id), k);
+  assert.notEqual(trajectoryId({ ...k, incarnation: 4 }), id);
+  assert.throws(() => parseTrajectoryId('demo-1/4/2/1/0@x'), /"demo-1\/4\/2\/1\/0@x" is not run/);
+  assert.throws(() => trajectoryId({ ...k, incarnation: -1 }), /incarnation -1/);
+});
+
 void test('bad ids and run ids are refused with the value named', () => {
   assert.throws(() => parseTrajectoryId('a/1/2/3'), /"a\/1\/2\/3" is not run\/round\/group\/sample\/attempt/);
   assert.throws(() => parseTrajectoryId('a/1/x/3/0'), /not run\/round/);

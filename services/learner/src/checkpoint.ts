@@ -1,10 +1,33 @@
-// Checkpoints of the learner: policy weights, optimizer state, counters and round summaries,
-// written atomically (temp file + rename) so a killed learner resumes from the last good round.
+// Checkpoints of the learner, written atomically (temp file + rename) so a killed learner resumes
+// where it was:
+// - checkpoint.json (+ weights/adam files) at the end of each round, BEFORE the new policy is
+//   published: policy weights, optimizer, counters, round summaries, scheduler state and RNG,
+//   host-failure windows, curriculum stage, the learner's RNG and the ids the round consumed
+//   (their acks may not have landed before a crash);
+// - round.json while a round runs: the round ledger (groups, tasks, dispatched ids, what came
+//   back) and the round's counters, rewritten on every change. It belongs to checkpoint.json's
+//   next round; one of another round is stale and ignored.
+// - incarnation: the learner's start count, bumped at each start.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fromJson, RunCountersSchema, RoundSummarySchema, toJson, type RoundSummary, type RunCounters } from '@owrl/proto';
 import type { PointerModel } from '@owrl/policy';
 import { Adam } from '@owrl/rl';
+import type { RoundLedgerJson } from './round-ledger.js';
+import type { SchedulerState } from './scheduler.js';
+
+/** State of the loop that is not weights or optimizer. */
+export interface LoopState {
+  scheduler: SchedulerState;
+  /** State of the learner's own RNG (rollout seeds). */
+  rng: number;
+  hostWindows: Record<string, Array<{ atMs: number; cause: string }>>;
+  curriculumStage: number;
+  /** Ids the last round consumed: a redelivery of one after a crash is a duplicate, never counted again. */
+  settledIds: string[];
+  terminations: Record<string, string>;
+  excluded: Record<string, string>;
+}
 
 export interface CheckpointData {
   nextRound: number;
@@ -13,6 +36,7 @@ export interface CheckpointData {
   optimizer: Adam;
   counters: RunCounters;
   rounds: RoundSummary[];
+  loop: LoopState;
 }
 
 export interface RestoredCheckpoint {
@@ -23,6 +47,18 @@ export interface RestoredCheckpoint {
   policyVersion: number;
   counters: RunCounters;
   rounds: RoundSummary[];
+  /** Absent in checkpoints written before it existed. */
+  loop: LoopState | null;
+}
+
+/** The in-progress round as saved in round.json. */
+export interface RoundFile {
+  ledger: RoundLedgerJson;
+  counters: unknown;
+  terminations: Record<string, string>;
+  excluded: Record<string, string>;
+  /** The round's own breakdowns (RoundStats). */
+  round?: { terminations?: Record<string, number>; excluded?: Record<string, number> };
 }
 
 interface Manifest {
@@ -34,10 +70,11 @@ interface Manifest {
   optimizerFile: string;
   counters: unknown;
   rounds: unknown[];
+  loop?: LoopState;
   savedAtMs: number;
 }
 
-function writeAtomic(file: string, data: string | Uint8Array): void {
+export function writeAtomic(file: string, data: string | Uint8Array): void {
   const tmp = `${file}.tmp-${process.pid}`;
   fs.writeFileSync(tmp, data);
   fs.renameSync(tmp, file);
@@ -46,6 +83,18 @@ function writeAtomic(file: string, data: string | Uint8Array): void {
 export class CheckpointStore {
   constructor(private readonly dir: string) {
     fs.mkdirSync(dir, { recursive: true });
+  }
+
+  /** Reads, bumps and persists the learner's start count; returns the new one (1 at the first start). */
+  nextIncarnation(): number {
+    const file = path.join(this.dir, 'incarnation');
+    let prev = 0;
+    if (fs.existsSync(file)) {
+      prev = Number(fs.readFileSync(file, 'utf8').trim());
+      if (!Number.isInteger(prev) || prev < 0) throw new Error(`${file}: ${JSON.stringify(fs.readFileSync(file, 'utf8'))} is not a start count`);
+    }
+    writeAtomic(file, String(prev + 1));
+    return prev + 1;
   }
 
   save(c: CheckpointData): void {
@@ -63,6 +112,7 @@ export class CheckpointStore {
       optimizerFile: path.basename(optimizerFile),
       counters: toJson(RunCountersSchema, c.counters),
       rounds: c.rounds.map((r) => toJson(RoundSummarySchema, r)),
+      loop: c.loop,
       savedAtMs: Date.now(),
     };
     writeAtomic(path.join(this.dir, 'checkpoint.json'), JSON.stringify({ ...manifest, weightsFile: path.basename(weightsFile) }));
@@ -90,6 +140,42 @@ export class CheckpointStore {
       policyVersion: m.policyVersion,
       counters: fromJson(RunCountersSchema, m.counters as never),
       rounds: m.rounds.map((r) => fromJson(RoundSummarySchema, r as never)),
+      loop: m.loop ?? null,
     };
   }
+
+  /** Saves the round in progress (called on every change of its ledger). */
+  saveRound(r: RoundFile): void {
+    writeAtomic(path.join(this.dir, 'round.json'), JSON.stringify(r));
+  }
+
+  /** The saved round in progress when it is round `round`, else null (a stale file is removed). */
+  loadRound(round: number): RoundFile | null {
+    const file = path.join(this.dir, 'round.json');
+    if (!fs.existsSync(file)) return null;
+    const r = JSON.parse(fs.readFileSync(file, 'utf8')) as RoundFile;
+    if (r.ledger?.round !== round) {
+      fs.rmSync(file, { force: true });
+      return null;
+    }
+    return r;
+  }
+}
+
+/** RunCounters from a round file. */
+export function countersFromJson(j: unknown): RunCounters {
+  return fromJson(RunCountersSchema, j as never);
+}
+
+export function countersToJson(c: RunCounters): unknown {
+  return toJson(RunCountersSchema, c);
+}
+
+/** bigint maps of RunState (terminations, excluded) to and from JSON strings. */
+export function bigMapToJson(m: Record<string, bigint>): Record<string, string> {
+  return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.toString()]));
+}
+
+export function bigMapFromJson(m: Record<string, string> | undefined): Record<string, bigint> {
+  return Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, BigInt(v)]));
 }

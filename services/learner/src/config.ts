@@ -1,4 +1,5 @@
 // Learner configuration from the environment (OWRL_* variables), with the recipe's defaults.
+import { parseCrashAt, type CrashSpec } from './crash-point.js';
 import { DEFAULTS, envBool, envInt, envList, envNumber, envString, ConfigError, type CurriculumStage } from '@owrl/core';
 
 export interface LearnerConfig {
@@ -38,6 +39,20 @@ export interface LearnerConfig {
   blacklistWindowMs: number;
   /** How long an automatic blacklist entry blocks its host. */
   blacklistTtlMs: number;
+  /** ack_wait of the run's learner consumer; held scored trajectories get working() well within it. */
+  scoredAckWaitMs: number;
+  /** On SIGTERM, how long the current round may still run to finish; past it the round is left for the next start, never trained truncated. */
+  stopGraceMs: number;
+  /** Test hook: SIGKILL the learner at a named point of a round (OWRL_CRASH_AT). */
+  crashAt: CrashSpec | null;
+}
+
+const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function port(name: string, def: number, env: Record<string, string | undefined>): number {
+  const p = envInt(name, def, env, 0);
+  if (p > 65535) throw new ConfigError(name, `${name}=${p} is not a TCP port (0-65535)`);
+  return p;
 }
 
 /** Parses "90:15,50:30" (rounds:max_steps, ...). */
@@ -81,19 +96,41 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
       return n;
     }),
     grpcHost: envString('OWRL_GRPC_HOST', '0.0.0.0', env),
-    grpcPort: envInt('OWRL_GRPC_PORT', 50051, env),
+    grpcPort: port('OWRL_GRPC_PORT', 50051, env),
     artifactHost: envString('OWRL_ARTIFACT_HOST', '0.0.0.0', env),
-    artifactPort: envInt('OWRL_ARTIFACT_PORT', 8401, env),
+    artifactPort: port('OWRL_ARTIFACT_PORT', 8401, env),
     advertiseHost: envString('OWRL_ADVERTISE_HOST', '127.0.0.1', env),
     dataDir: envString('OWRL_DATA_DIR', '.owrl/learner', env),
     resume: envBool('OWRL_RESUME', false, env),
     controlToken: envString('OWRL_CONTROL_TOKEN', '', env),
-    metricsPort: envInt('OWRL_METRICS_PORT', 0, env),
+    metricsPort: port('OWRL_METRICS_PORT', 0, env),
     seed: envInt('OWRL_SEED', 1, env),
     blacklistFailures: envInt('OWRL_BLACKLIST_FAILURES', 5, env, 0),
     blacklistWindowMs: envInt('OWRL_BLACKLIST_WINDOW_S', 600, env, 1) * 1000,
     blacklistTtlMs: envInt('OWRL_BLACKLIST_TTL_S', 1800, env, 1) * 1000,
+    scoredAckWaitMs: 0,
+    stopGraceMs: envInt('OWRL_STOP_GRACE_S', 30, env, 0) * 1000,
+    crashAt: null,
   };
+  // Default ack_wait: a third of the round timeout, within 3-60 s.
+  cfg.scoredAckWaitMs = envInt('OWRL_SCORED_ACK_WAIT_S', Math.min(60, Math.max(3, Math.floor(cfg.roundTimeoutMs / 3000))), env, 3) * 1000;
+  try {
+    cfg.crashAt = parseCrashAt(envString('OWRL_CRASH_AT', '', env));
+  } catch (e) {
+    throw new ConfigError('OWRL_CRASH_AT', (e as Error).message);
+  }
+  if (!RUN_ID.test(cfg.runId)) {
+    throw new ConfigError('OWRL_RUN_ID', `OWRL_RUN_ID=${JSON.stringify(cfg.runId)} must be 1-64 letters, digits, '_' or '-' (it is a NATS subject token)`);
+  }
+  if (cfg.grpcPort !== 0 && cfg.grpcPort === cfg.artifactPort) {
+    throw new ConfigError('OWRL_ARTIFACT_PORT', `OWRL_ARTIFACT_PORT=${cfg.artifactPort} is the same as OWRL_GRPC_PORT`);
+  }
+  if (cfg.roundTimeoutMs <= cfg.scoredAckWaitMs) {
+    throw new ConfigError(
+      'OWRL_ROUND_TIMEOUT_S',
+      `OWRL_ROUND_TIMEOUT_S=${cfg.roundTimeoutMs / 1000} must exceed OWRL_SCORED_ACK_WAIT_S=${cfg.scoredAckWaitMs / 1000}: after a restart, unacked scored trajectories come back only after ack_wait`,
+    );
+  }
   if (!cfg.tasksFile && !cfg.sitesUrl) {
     throw new ConfigError('OWRL_TASKS_FILE', 'no task source: set OWRL_TASKS_FILE (JSONL tasks) or OWRL_SITES_URL (bundled sites server)');
   }

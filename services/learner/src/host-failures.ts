@@ -43,6 +43,17 @@ export class HostFailureWindow {
     return { host, reason: dominant(w), failures: w.length };
   }
 
+  /** The windows, for checkpoints. */
+  snapshot(): Record<string, Array<{ atMs: number; cause: string }>> {
+    return Object.fromEntries([...this.windows].map(([h, w]) => [h, w.map((f) => ({ ...f }))]));
+  }
+
+  /** Restores a snapshot() (entries older than the window fall out on the next record). */
+  restore(s: Record<string, Array<{ atMs: number; cause: string }>>): void {
+    this.windows.clear();
+    for (const [h, w] of Object.entries(s)) this.windows.set(h, w.map((f) => ({ atMs: f.atMs, cause: f.cause })));
+  }
+
   private prune(host: string, nowMs: number): Array<{ atMs: number; cause: string }> {
     return (this.windows.get(host) ?? []).filter((f) => nowMs - f.atMs < this.o.windowMs);
   }

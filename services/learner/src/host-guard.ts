@@ -60,6 +60,15 @@ export class HostGuard {
     return trip;
   }
 
+  /** The host-failure windows, for checkpoints. */
+  snapshot(): Record<string, Array<{ atMs: number; cause: string }>> {
+    return this.window?.snapshot() ?? {};
+  }
+
+  restore(s: Record<string, Array<{ atMs: number; cause: string }>>): void {
+    this.window?.restore(s);
+  }
+
   /** Whether `host` is blocked now (cached look-up; the guard's own entries count at once). KV errors read as not blocked. */
   async isBlocked(host: string): Promise<boolean> {
     try {

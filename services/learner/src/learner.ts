@@ -1,40 +1,50 @@
-// The learner's training loop (sync mode): per round it schedules groups of rollouts, collects
-// their scored trajectories, re-dispatches infrastructure failures, applies dynamic sampling
-// (drop all-0/all-1 groups, refill up to a cap), runs the clipped GRPO update, publishes the new
-// policy (artifact + sha256 + KV pointer), checkpoints, and only then acks the scored messages.
-import { mulberry32, fnv1a, hostOf, REASON_HOST_BLACKLISTED } from '@owrl/core';
+// The learner's loop (sync mode): per round it schedules groups of rollouts, collects their scored
+// trajectories, re-dispatches infrastructure failures, refills by dynamic sampling (all-0/all-1
+// groups are dropped, up to a cap), then train → checkpoint → publish → ack.
+//
+// Restart-safe: the round ledger and the round's counts are saved on every change (round.json),
+// the end-of-round checkpoint holds weights, optimizer, scheduler, RNG, host windows and the ids
+// the round consumed. A restarted learner (a new incarnation, so new ids) re-dispatches what is
+// missing, takes back the results held unacked before the crash (they return within ack_wait)
+// and never trains on a result twice. A SIGTERM lets the round finish within a grace; otherwise
+// the round is left for the next start, never trained truncated. Bus errors follow the failure
+// policy (failure-policy.ts); a fatal one propagates out of run().
+//
+// Modules: round-ledger.ts (ingestion bookkeeping, fates, advantages), round-stats.ts (one stats
+// record per event), inbox.ts (held deliveries), publisher.ts (update + publish), control.ts
+// (the control surface), checkpoint.ts.
+import { fnv1a, hostOf, REASON_HOST_BLACKLISTED, SeededRng } from '@owrl/core';
 import {
   make,
-  PolicyArtifactSchema,
   RolloutRequestSchema,
   RoundSummarySchema,
   DifficultyStatSchema,
   SuiteStatSchema,
-  GroupInfoSchema,
-  ListGroupsResponseSchema,
   RunPhase,
   ScoredTrajectorySchema,
-  terminationClassName,
-  type ListGroupsResponse,
   type RoundSummary,
   type ScoredTrajectory,
   type Task,
 } from '@owrl/proto';
-import { recordShadow } from './judge-calibration.js';
-import { CONSUMER_LEARNER, STREAM_SCORED, taskSubject, type Bus, type Delivery, type WeightsPointer, type Blacklist } from '@owrl/bus';
-import { exportOnnx, POLICY_KIND, type PointerModel } from '@owrl/policy';
-import { Curriculum, groupAdvantages, groupFate, type GrpoTrainer, type GroupLike } from '@owrl/rl';
+import { ensureLearnerConsumer, STREAM_SCORED, taskSubject, type Bus, type Delivery, type WeightsPointer, type Blacklist } from '@owrl/bus';
+import type { PointerModel } from '@owrl/policy';
+import { Curriculum, type GrpoTrainer } from '@owrl/rl';
 import { withSession } from '@owrl/tasks';
 import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
-import type { CheckpointStore, RestoredCheckpoint } from './checkpoint.js';
+import { bigMapFromJson, bigMapToJson, countersFromJson, countersToJson, type CheckpointStore, type RestoredCheckpoint, type RoundFile } from './checkpoint.js';
 import type { LearnerConfig } from './config.js';
+import { RunControl } from './control.js';
+import { CrashPoints } from './crash-point.js';
+import { withRetry, type RetryOptions } from './failure-policy.js';
 import { HostGuard } from './host-guard.js';
+import { Inbox } from './inbox.js';
 import type { LearnerMetrics } from './metrics.js';
+import { PolicyPublisher } from './publisher.js';
 import { RoundLedger, type GroupState } from './round-ledger.js';
+import { RoundStats } from './round-stats.js';
 import type { RunStateStore } from './run-state-store.js';
 import type { TaskScheduler } from './scheduler.js';
-import type { LearnerControl } from './grpc-server.js';
 
 export interface LearnerDeps {
   config: LearnerConfig;
@@ -49,6 +59,8 @@ export interface LearnerDeps {
   checkpoints: CheckpointStore;
   /** Checkpoint the model and optimizer were restored from (OWRL_RESUME). */
   restored: RestoredCheckpoint | null;
+  /** This start's count (bumped and persisted by the caller); part of every trajectory id. */
+  incarnation: number;
   metrics: LearnerMetrics;
   logger: Logger;
 }
@@ -56,156 +68,204 @@ export interface LearnerDeps {
 /** How long a blacklist look-up is reused, and the poll interval while every task host is blocked. */
 const BLACKLIST_CACHE_MS = 5000;
 
-interface Pending {
-  scored: ScoredTrajectory;
-  delivery: Delivery<ScoredTrajectory>;
-}
+type RoundEnd = 'finished' | 'interrupted';
 
-export class Learner implements LearnerControl {
-  private readonly inbox: Pending[] = [];
-  private wake: (() => void) | null = null;
-  private paused = false;
-  private stopped = false;
+export class Learner {
+  readonly control: RunControl;
+  private readonly inbox: Inbox;
+  private stopping = false;
+  private stopDeadline = Infinity;
   private policyVersion = 0;
   private readonly curriculum: Curriculum;
-  private readonly history: { ledger: RoundLedger }[] = [];
-  private readonly rng;
-  private consumer: { stop(): Promise<void> } | null = null;
-  private startRound = 0;
+  private readonly rng: SeededRng;
   private readonly hosts: HostGuard;
+  private readonly publisher: PolicyPublisher;
+  private readonly crash: CrashPoints;
+  private readonly retry: RetryOptions;
+  /** Ids the last finished round consumed (its acks may not have landed before a crash). */
+  private settled = new Set<string>();
+  private consumer: { stop(): Promise<void> } | null = null;
+  private loop: Promise<void> | null = null;
+  private draining: Promise<void> | null = null;
 
   constructor(private readonly d: LearnerDeps) {
     this.curriculum = new Curriculum(d.config.curriculum);
-    this.rng = mulberry32(d.config.seed);
+    this.rng = new SeededRng(d.config.seed);
+    this.inbox = new Inbox(Math.max(500, Math.floor(d.config.scoredAckWaitMs / 3)));
+    this.control = new RunControl(d.store, () => this.inbox.notify());
+    this.crash = new CrashPoints(d.config.crashAt);
     this.hosts = new HostGuard(
       d.blacklist,
       { threshold: d.config.blacklistFailures, windowMs: d.config.blacklistWindowMs, ttlMs: d.config.blacklistTtlMs, cacheMs: BLACKLIST_CACHE_MS },
       d.metrics,
       d.logger.child({ component: 'host-guard' }),
     );
-  }
-
-  // --- LearnerControl (gRPC) ---
-  pause(reason: string): void {
-    this.paused = true;
-    this.d.store.change('phase', (s) => {
-      s.phase = RunPhase.PAUSED;
-      s.message = reason ? `paused: ${reason}` : 'paused';
-    });
-  }
-
-  resume(): void {
-    this.paused = false;
-    this.d.store.change('phase', (s) => {
-      s.phase = RunPhase.RUNNING;
-      s.message = '';
-    });
-    this.notify();
-  }
-
-  listGroups(round: number): ListGroupsResponse {
-    const entry = this.history.find((h) => h.ledger.round === round);
-    const groups = entry ? [...entry.ledger.groups.values()] : [];
-    return make(ListGroupsResponseSchema, {
-      groups: groups.map((g) =>
-        make(GroupInfoSchema, {
-          round: BigInt(g.round),
-          group: g.group,
-          taskId: g.task.id,
-          rewards: g.rewards,
-          advantages: g.advantages,
-          fate: g.fate,
-          trajectoryIds: g.samples.map((s) => s.trajectoryId),
-          difficulty: g.task.difficulty,
+    this.retry = {
+      log: d.logger,
+      stopped: () => this.stopping && Date.now() >= this.stopDeadline,
+      onBackpressure: (active, what) =>
+        d.store.change('phase', (s) => {
+          if (active) s.message = `backpressure: ${what}: stream full, waiting for room`;
+          else if (s.message.startsWith('backpressure:')) s.message = '';
         }),
-      ),
+    };
+    this.publisher = new PolicyPublisher({
+      runId: d.config.runId,
+      model: d.model,
+      trainer: d.trainer,
+      artifacts: d.artifacts,
+      weights: d.weights,
+      crash: this.crash,
+      logger: d.logger,
+      retry: this.retry,
     });
   }
 
-  getTrajectory(id: string): ScoredTrajectory | undefined {
-    for (const { ledger } of this.history) {
-      for (const g of ledger.groups.values()) for (const s of g.samples) if (s.scored?.trajectoryId === id) return s.scored;
+  /**
+   * Ends the run: the round in progress may finish within the grace, else it is left for the next
+   * start. Resolves once the loop has ended.
+   */
+  async stop(graceMs = this.d.config.stopGraceMs): Promise<void> {
+    if (!this.stopping) {
+      this.stopping = true;
+      this.stopDeadline = Date.now() + graceMs;
+      this.inbox.notify();
     }
-    return undefined;
+    await this.loop?.catch(() => {});
+    await this.draining;
   }
 
-  stop(): void {
-    this.stopped = true;
-    this.notify();
-  }
-
-  // --- loop ---
+  /**
+   * Runs the training; resolves when it has ended (the consumer keeps counting and acking late
+   * results until stop()); rejects with the fatal error that ended it (FatalRunError for bus failures).
+   */
   async run(): Promise<void> {
+    this.loop = this.runLoop();
+    return this.loop;
+  }
+
+  private async runLoop(): Promise<void> {
     const { config, bus, store, logger } = this.d;
     const restored = this.d.restored;
+    store.change('snapshot', (s) => {
+      s.incarnation = this.d.incarnation;
+    });
     if (restored) {
-      this.startRound = restored.nextRound;
       this.policyVersion = restored.policyVersion;
+      const loop = restored.loop;
+      if (loop) {
+        this.d.scheduler.restore(loop.scheduler);
+        this.rng.state = loop.rng;
+        this.hosts.restore(loop.hostWindows);
+        this.settled = new Set(loop.settledIds);
+      }
       store.change('snapshot', (s) => {
         s.counters = restored.counters;
         s.rounds = restored.rounds;
         s.round = BigInt(restored.nextRound);
         s.policyVersion = BigInt(restored.policyVersion);
+        if (loop) {
+          s.terminations = bigMapFromJson(loop.terminations);
+          s.excluded = bigMapFromJson(loop.excluded);
+        }
       });
-      logger.info({ round: restored.nextRound, policyVersion: restored.policyVersion }, 'resumed from checkpoint');
+      logger.info({ round: restored.nextRound, policyVersion: restored.policyVersion, incarnation: this.d.incarnation }, 'resumed from checkpoint');
     }
-    await this.publishPolicy(this.policyVersion);
+    await this.publisher.publish(this.policyVersion);
+    const consumer = await withRetry('create the learner consumer', () => ensureLearnerConsumer(bus, config.runId, { ackWaitMs: config.scoredAckWaitMs, logger }), this.retry);
+    this.inbox.start();
     this.consumer = await bus.consume({
       stream: STREAM_SCORED,
-      consumer: CONSUMER_LEARNER,
+      consumer,
       schema: ScoredTrajectorySchema,
       maxInFlight: 10_000,
       autoAck: false,
-      handler: async (delivery) => {
+      workingIntervalMs: Math.max(500, Math.floor(config.scoredAckWaitMs / 3)),
+      handler: (delivery) => {
         this.inbox.push({ scored: delivery.value, delivery });
-        this.notify();
       },
     });
     store.change('phase', (s) => {
       s.phase = RunPhase.RUNNING;
     });
     try {
-      for (let round = this.startRound; round < config.rounds && !this.stopped; round++) {
+      let last: RoundLedger | null = null;
+      let end: RoundEnd = 'finished';
+      for (let round = restored?.nextRound ?? 0; round < config.rounds && !this.stopping; round++) {
         await this.waitWhilePaused();
-        if (this.stopped) break;
-        await this.runRound(round);
+        if (this.stopping) break;
+        const resumed = round === restored?.nextRound ? this.d.checkpoints.loadRound(round) : null;
+        const r = await this.runRound(round, resumed);
+        last = r.ledger;
+        end = r.end;
+        if (end === 'interrupted') break;
       }
+      const finished = !this.stopping && end === 'finished';
       store.change('phase', (s) => {
-        s.phase = this.stopped ? RunPhase.FAILED : RunPhase.FINISHED;
-        if (this.stopped) s.message = 'stopped before the last round';
+        s.phase = finished ? RunPhase.FINISHED : RunPhase.FAILED;
+        if (!finished) {
+          s.failureCode = 'stopped';
+          s.message = 'stopped before the last round; resume with OWRL_RESUME=1';
+        }
       });
-    } finally {
-      await this.consumer?.stop();
+      // Still serving: late results (rollouts abandoned or superseded) are counted and acked.
+      if (finished && last) {
+        const ledger = last;
+        this.draining = this.drainLate(ledger)
+          .catch((e: unknown) => logger.warn({ err: e }, 'counting late results failed'))
+          .finally(() => this.closeConsumer());
+        return;
+      }
+    } catch (e) {
+      await this.closeConsumer();
+      throw e;
     }
+    await this.closeConsumer();
   }
 
-  private notify(): void {
-    const w = this.wake;
-    this.wake = null;
-    w?.();
-  }
-
-  private async nextEvent(deadline: number): Promise<Pending | null> {
-    while (this.inbox.length === 0) {
-      if (this.stopped || Date.now() >= deadline) return null;
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        setTimeout(resolve, Math.min(1000, Math.max(1, deadline - Date.now()))).unref();
-      });
-    }
-    return this.inbox.shift() ?? null;
+  private async closeConsumer(): Promise<void> {
+    this.inbox.stop();
+    const c = this.consumer;
+    this.consumer = null;
+    await c?.stop();
   }
 
   private async waitWhilePaused(): Promise<void> {
-    while (this.paused && !this.stopped) {
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
+    while (this.control.paused && !this.stopping) await this.inbox.sleep(1000);
+  }
+
+  /** After the last round: acks and counts what still arrives, until stopped. */
+  private async drainLate(ledger: RoundLedger): Promise<void> {
+    const stats = new RoundStats(this.d.store, this.d.metrics);
+    while (!this.stopping) {
+      const ev = await this.inbox.next(Infinity, () => this.stopping);
+      if (!ev) break;
+      const res = ledger.ingest(ev.scored);
+      stats.ingested(ev.scored, res.kind === 'duplicate' || res.kind === 'late' ? res : { kind: 'late', cause: 'other_round' });
+      this.d.store.change('progress', () => {});
+      await this.ack([ev]);
     }
   }
 
-  private async dispatch(ledger: RoundLedger, g: GroupState, sample: number, attempt: number, maxSteps: number): Promise<void> {
-    const id = ledger.id(g.group, sample, attempt);
+  private async ack(evs: { delivery: Delivery<ScoredTrajectory> }[]): Promise<void> {
+    for (const ev of evs) {
+      await withRetry('ack a scored trajectory', () => ev.delivery.ack(), this.retry);
+      this.inbox.release(ev.delivery);
+    }
+  }
+
+  private saveRound(ledger: RoundLedger, stats: RoundStats): void {
+    const s = this.d.store.mutable;
+    this.d.checkpoints.saveRound({
+      ledger: ledger.toJSON(),
+      counters: countersToJson(s.counters!),
+      terminations: bigMapToJson(s.terminations),
+      excluded: bigMapToJson(s.excluded),
+      round: stats.toJSON(),
+    });
+  }
+
+  private async dispatch(ledger: RoundLedger, stats: RoundStats, g: GroupState, sample: number, attempt: number, maxSteps: number, id: string, redispatch: boolean): Promise<void> {
     const sessionId = `${fnv1a(id).toString(36)}${fnv1a(id, 0x9e3779b9).toString(36)}`;
     const task = { ...g.task, startUrl: g.task.site ? withSession(g.task.startUrl, sessionId) : g.task.startUrl } as Task;
     const req = make(RolloutRequestSchema, {
@@ -222,200 +282,187 @@ export class Learner implements LearnerControl {
       sessionId,
       dispatchedAtMs: BigInt(Date.now()),
       temperature: this.d.config.temperature,
-      seed: BigInt(Math.floor(this.rng() * 2 ** 32)),
+      seed: BigInt(Math.floor(this.rng.next() * 2 ** 32)),
     });
-    await this.d.bus.publish(taskSubject(ledger.runId), RolloutRequestSchema, req, { msgId: id });
-    this.d.metrics.dispatched.inc();
-    const c = this.d.store.mutable.counters;
-    if (c) {
-      c.dispatched += 1n;
-      c.inFlight += 1n;
-      if (attempt > 0) c.redispatched += 1n;
-    }
+    await withRetry(`dispatch ${id}`, () => this.d.bus.publish(taskSubject(ledger.runId), RolloutRequestSchema, req, { msgId: id }), this.retry);
+    stats.dispatched(redispatch);
+    stats.inFlight(ledger.inFlight());
+    this.saveRound(ledger, stats);
   }
 
-  private async dispatchGroups(ledger: RoundLedger, count: number, maxSteps: number): Promise<number> {
-    const blocked = await this.hosts.blockedHosts();
+  private async dispatchGroups(ledger: RoundLedger, stats: RoundStats, count: number, maxSteps: number): Promise<number> {
+    const blocked = await this.hosts.blockedHosts().catch((e: unknown) => {
+      this.d.logger.warn({ err: e }, 'reading the blacklist failed; scheduling without it');
+      return new Set<string>();
+    });
     const tasks = this.d.scheduler.pick(count, (h) => blocked.has(h));
     const first = ledger.groups.size;
-    for (const [i, task] of tasks.entries()) {
-      const group = first + i;
-      ledger.addGroup(group, task, this.d.config.groupSize);
-      const g = ledger.groups.get(group) as GroupState;
-      for (let s = 0; s < this.d.config.groupSize; s++) await this.dispatch(ledger, g, s, 0, maxSteps);
+    // Write-ahead: the groups and their ids are saved before anything is published.
+    for (const [i, task] of tasks.entries()) ledger.addGroup(first + i, task, this.d.config.groupSize);
+    this.saveRound(ledger, stats);
+    for (let i = 0; i < tasks.length; i++) {
+      const g = ledger.groups.get(first + i) as GroupState;
+      for (const s of g.samples) await this.dispatch(ledger, stats, g, s.sample, 0, maxSteps, s.trajectoryId, false);
+      this.crash.hit('dispatching');
     }
     this.d.store.change('progress', () => {});
     return tasks.length;
   }
 
-  private async runRound(round: number): Promise<void> {
-    const { config, store, logger, metrics } = this.d;
+  private async runRound(round: number, resumed: RoundFile | null): Promise<{ ledger: RoundLedger; end: RoundEnd }> {
+    const { config, store, logger, checkpoints } = this.d;
     const t0 = Date.now();
     const maxSteps = this.curriculum.maxStepsForRound(round);
-    const ledger = new RoundLedger(config.runId, round, config.maxAttempts);
-    this.history.push({ ledger });
-    if (this.history.length > 20) this.history.shift();
     const log = logger.child({ run: config.runId, round });
+    const stats = new RoundStats(store, this.d.metrics);
+    let ledger: RoundLedger;
+    let dispatchedGroups = 0;
     store.change('round', (s) => {
       s.round = BigInt(round);
     });
-    const deliveries: Delivery<ScoredTrajectory>[] = [];
-    const summary = make(RoundSummarySchema, { round: BigInt(round), policyVersion: BigInt(this.policyVersion), maxSteps });
-    const byDifficulty = new Map<number, { episodes: number; successes: number }>();
-    const bySuite = new Map<string, { episodes: number; successes: number }>();
-    let steps = 0;
-
-    let dispatchedGroups = await this.dispatchGroups(ledger, config.groupsPerRound, maxSteps);
-    if (dispatchedGroups === 0) dispatchedGroups = await this.dispatchOnceUnblocked(ledger, maxSteps, log);
-    if (dispatchedGroups === 0) return; // stopped while every host was blocked
+    if (resumed) {
+      ledger = RoundLedger.restore(resumed.ledger, this.d.incarnation);
+      store.change('snapshot', (s) => {
+        s.counters = countersFromJson(resumed.counters);
+        s.terminations = bigMapFromJson(resumed.terminations);
+        s.excluded = bigMapFromJson(resumed.excluded);
+      });
+      stats.restore(resumed.round ?? {});
+      this.control.remember(ledger);
+      dispatchedGroups = ledger.groups.size;
+      const missing = ledger.redispatchMissing();
+      this.saveRound(ledger, stats);
+      log.info({ groups: ledger.groups.size, redispatch: missing.length, awaitingPayload: ledger.awaitingPayload(), inFlight: ledger.inFlight() }, 'round resumed');
+      for (const m of missing) await this.dispatch(ledger, stats, m.group, m.sample, m.attempt, maxSteps, m.trajectoryId, true);
+    } else {
+      ledger = new RoundLedger(config.runId, round, config.maxAttempts, this.d.incarnation);
+      this.control.remember(ledger);
+    }
+    if (ledger.groups.size === 0) {
+      dispatchedGroups = await this.dispatchGroups(ledger, stats, config.groupsPerRound, maxSteps);
+      if (dispatchedGroups === 0) dispatchedGroups = await this.dispatchOnceUnblocked(ledger, stats, maxSteps, log);
+      if (dispatchedGroups === 0) return { ledger, end: 'interrupted' }; // stopped while every host was blocked
+    }
     const deadline = t0 + config.roundTimeoutMs;
-    const c = () => store.mutable.counters!;
+    const deliveries: { delivery: Delivery<ScoredTrajectory> }[] = [];
+    const decided = new Set<number>();
+    const noteFates = () => {
+      for (const g of ledger.groups.values()) {
+        if (g.fate !== 'pending' && !decided.has(g.group)) {
+          decided.add(g.group);
+          stats.groupDecided(g);
+        }
+      }
+    };
 
     for (;;) {
-      if (ledger.inFlight() === 0) {
+      noteFates();
+      if (ledger.inFlight() === 0 && ledger.awaitingPayload() === 0) {
         // Dynamic sampling: refill when too few groups carry signal, up to the cap.
-        const kept = ledger.completeGroups().filter((g) => groupFate(g.rewards) === 'kept').length;
+        const kept = ledger.byFate('kept').length;
         const missing = config.groupsPerRound - kept;
-        if (missing > 0 && dispatchedGroups < config.maxGroupsPerRound && !this.stopped) {
+        if (missing > 0 && dispatchedGroups < config.maxGroupsPerRound && !this.stopping) {
           const n = Math.min(missing, config.maxGroupsPerRound - dispatchedGroups);
-          const added = await this.dispatchGroups(ledger, n, maxSteps);
+          const added = await this.dispatchGroups(ledger, stats, n, maxSteps);
           dispatchedGroups += added;
           if (added > 0) continue;
           log.warn({ missing }, 'no refill: every task host is blacklisted');
         }
         break;
       }
-      const ev = await this.nextEvent(deadline);
+      const ev = await this.inbox.next(Math.min(deadline, this.stopDeadline), () => this.stopping && Date.now() >= this.stopDeadline);
       if (!ev) {
+        if (this.stopping) {
+          log.warn({ inFlight: ledger.inFlight() }, 'stopping: the round is left unfinished for the next start (not trained truncated)');
+          return { ledger, end: 'interrupted' };
+        }
         const n = ledger.abandonInFlight();
-        c().inFlight -= BigInt(n);
         log.warn({ abandoned: n }, 'round timed out: rollouts still in flight are abandoned');
-        break;
+        stats.inFlight(0);
+        this.saveRound(ledger, stats);
+        continue;
+      }
+      if (this.settled.has(ev.scored.trajectoryId)) {
+        stats.ingested(ev.scored, { kind: 'duplicate' });
+        await this.ack([ev]);
+        continue;
       }
       const res = ledger.ingest(ev.scored);
-      if (res.kind === 'duplicate') {
-        c().duplicatesDropped += 1n;
-        await ev.delivery.ack();
+      stats.ingested(ev.scored, res);
+      stats.inFlight(ledger.inFlight());
+      if (res.kind === 'duplicate' || res.kind === 'late') {
+        if (res.kind === 'late') this.saveRound(ledger, stats);
+        await this.ack([ev]);
+        store.change('progress', () => {});
         continue;
       }
-      if (res.kind === 'late') {
-        c().lateDropped += 1n;
-        await ev.delivery.ack();
-        continue;
-      }
-      deliveries.push(ev.delivery);
-      c().scoredIngested += 1n;
-      c().inFlight -= 1n;
-      const traj = ev.scored.trajectory;
-      const cls = terminationClassName(traj?.termination?.class);
-      summary.terminations[cls] = (summary.terminations[cls] ?? 0) + 1;
-      const stTerm = store.mutable.terminations;
-      stTerm[cls] = (stTerm[cls] ?? 0n) + 1n;
-      metrics.terminations.inc({ class: cls, host: hostOf(traj?.request?.task?.startUrl ?? '') });
-      recordShadow(store.mutable, ev.scored);
-      if (res.kind === 'trainable') {
-        c().trainable += 1n;
-        const reward = ev.scored.verdict?.reward ?? 0;
-        summary.episodes += 1;
-        steps += traj?.steps.length ?? 0;
-        if (reward > 0.5) summary.successes += 1;
-        const diff = res.group.task.difficulty;
-        const d = byDifficulty.get(diff) ?? { episodes: 0, successes: 0 };
-        d.episodes += 1;
-        if (reward > 0.5) d.successes += 1;
-        byDifficulty.set(diff, d);
-        const suite = res.group.task.suite || '(none)';
-        const su = bySuite.get(suite) ?? { episodes: 0, successes: 0 };
-        su.episodes += 1;
-        if (reward > 0.5) su.successes += 1;
-        bySuite.set(suite, su);
-        this.d.scheduler.record(res.group.task.id, reward);
+      deliveries.push(ev);
+      if (res.kind === 'trainable' || res.kind === 'restored') {
+        this.d.scheduler.record(res.group.task.id, ev.scored.verdict?.reward ?? 0);
       } else {
-        c().excluded += 1n;
-        summary.excluded[res.reason] = (summary.excluded[res.reason] ?? 0) + 1;
-        store.mutable.excluded[res.reason] = (store.mutable.excluded[res.reason] ?? 0n) + 1n;
-        metrics.excluded.inc({ reason: res.reason });
         await this.hosts.observe(ev.scored);
         if (res.redispatch) {
           const host = hostOf(res.group.task.startUrl);
           if (await this.hosts.isBlocked(host)) {
             ledger.cancelRedispatch(res.group.group, res.redispatch.sample);
-            metrics.cancelled.inc({ reason: REASON_HOST_BLACKLISTED });
+            this.d.metrics.cancelled.inc({ reason: REASON_HOST_BLACKLISTED });
             log.info({ group: res.group.group, sample: res.redispatch.sample, host }, 're-dispatch cancelled: the task host is blacklisted');
           } else {
-            await this.dispatch(ledger, res.group, res.redispatch.sample, res.redispatch.attempt, maxSteps);
+            const id = ledger.id(res.group.group, res.redispatch.sample, res.redispatch.attempt);
+            this.saveRound(ledger, stats);
+            await this.dispatch(ledger, stats, res.group, res.redispatch.sample, res.redispatch.attempt, maxSteps, id, true);
           }
         }
       }
+      stats.inFlight(ledger.inFlight());
+      this.saveRound(ledger, stats);
       store.change('progress', () => {});
+      if (ledger.inFlight() > 0) this.crash.hit('in_flight');
     }
+    noteFates();
 
-    // Dynamic sampling and advantages.
-    const trainGroups: GroupLike[] = [];
-    for (const g of ledger.groups.values()) {
-      if (g.fate === 'abandoned') {
-        c().groupsAbandoned += 1n;
-        metrics.groups.inc({ fate: 'abandoned' });
-        continue;
-      }
-      if (!g.samples.every((s) => s.status === 'done')) continue;
-      const fate = groupFate(g.rewards);
-      g.fate = fate === 'dropped_all_equal' ? 'dropped_all_zero' : fate;
-      if (g.fate === 'kept') {
-        g.advantages = groupAdvantages(g.rewards);
-        summary.groupsKept += 1;
-        trainGroups.push({
-          rewards: g.rewards,
-          trajectories: g.samples.map((s) => ({
-            steps: (s.scored?.trajectory?.steps ?? []).flatMap((st) => (st.trace?.kind.case === 'pointer' ? [st.trace.kind.value] : [])),
-          })),
-        });
-      } else if (g.fate === 'dropped_all_zero') summary.groupsDroppedAllZero += 1;
-      else if (g.fate === 'dropped_all_one') summary.groupsDroppedAllOne += 1;
-      metrics.groups.inc({ fate: g.fate });
-    }
-    const stats = { loss: 0, clipFraction: 0 };
-    if (trainGroups.length > 0) {
-      const u = this.d.trainer.update(trainGroups);
-      const last = u.epochs[u.epochs.length - 1];
-      stats.loss = last?.loss ?? 0;
-      stats.clipFraction = last?.clipFraction ?? 0;
+    // Train → checkpoint → publish → ack.
+    const kept = ledger.byFate('kept');
+    const summary = this.summarize(ledger, round, maxSteps, stats);
+    if (kept.length > 0) {
+      const u = this.publisher.update(kept);
+      summary.loss = u.loss;
+      summary.clipFraction = u.clipFraction;
+      this.crash.hit('after_update');
       this.policyVersion += 1;
-      await this.publishPolicy(this.policyVersion);
-      c().updates += 1n;
+      store.mutable.counters!.updates += 1n;
     }
-    summary.loss = stats.loss;
-    summary.clipFraction = stats.clipFraction;
-    summary.successRate = summary.episodes > 0 ? summary.successes / summary.episodes : 0;
-    summary.meanSteps = summary.episodes > 0 ? steps / summary.episodes : 0;
     summary.wallS = (Date.now() - t0) / 1000;
-    summary.byDifficulty = [...byDifficulty.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([difficulty, v]) => make(DifficultyStatSchema, { difficulty, episodes: v.episodes, successes: v.successes }));
-    summary.bySuite = [...bySuite.entries()]
-      .sort((a, b) => a[0].localeCompare(b[0]))
-      .map(([suite, v]) => make(SuiteStatSchema, { suite, episodes: v.episodes, successes: v.successes }));
-    c().groupsKept += BigInt(summary.groupsKept);
-    c().groupsDroppedAllZero += BigInt(summary.groupsDroppedAllZero);
-    c().groupsDroppedAllOne += BigInt(summary.groupsDroppedAllOne);
-    metrics.successRate.set(summary.successRate);
-    metrics.policyVersion.set(this.policyVersion);
-
+    this.d.metrics.successRate.set(summary.successRate);
     store.change('update', (s) => {
-      s.rounds.push(summary as RoundSummary);
+      s.rounds.push(summary);
       s.policyVersion = BigInt(this.policyVersion);
       s.round = BigInt(round + 1);
     });
-    // Lossless: ack the round's scored trajectories only once the update that used them is checkpointed.
-    this.d.checkpoints.save({
+    const settledIds = deliveries.map((e) => e.delivery.value.trajectoryId);
+    const s = store.mutable;
+    checkpoints.save({
       nextRound: round + 1,
       policyVersion: this.policyVersion,
       model: this.d.model,
       optimizer: this.d.trainer.optimizer,
-      counters: store.mutable.counters!,
-      rounds: store.mutable.rounds,
+      counters: s.counters!,
+      rounds: s.rounds,
+      loop: {
+        scheduler: this.d.scheduler.snapshot(),
+        rng: this.rng.state,
+        hostWindows: this.hosts.snapshot(),
+        curriculumStage: this.curriculum.stageForRound(round + 1),
+        settledIds,
+        terminations: bigMapToJson(s.terminations),
+        excluded: bigMapToJson(s.excluded),
+      },
     });
-    for (const dl of deliveries) await dl.ack();
+    this.settled = new Set(settledIds);
+    if (kept.length > 0) await this.publisher.publish(this.policyVersion);
+    this.d.metrics.policyVersion.set(this.policyVersion);
+    // Lossless: the round's scored trajectories are acked only now that the update is checkpointed.
+    await this.ack(deliveries);
     log.info(
       {
         policyVersion: this.policyVersion,
@@ -424,11 +471,53 @@ export class Learner implements LearnerControl {
         kept: summary.groupsKept,
         droppedAllZero: summary.groupsDroppedAllZero,
         droppedAllOne: summary.groupsDroppedAllOne,
-        loss: stats.loss,
+        loss: summary.loss,
         wallS: summary.wallS,
       },
       'round finished',
     );
+    return { ledger, end: 'finished' };
+  }
+
+  /** The round's summary, computed once from the ledger's decided groups. */
+  private summarize(ledger: RoundLedger, round: number, maxSteps: number, stats: RoundStats): RoundSummary {
+    const summary = make(RoundSummarySchema, { round: BigInt(round), policyVersion: BigInt(this.policyVersion), maxSteps });
+    const byDifficulty = new Map<number, { episodes: number; successes: number }>();
+    const bySuite = new Map<string, { episodes: number; successes: number }>();
+    let steps = 0;
+    for (const g of ledger.groups.values()) {
+      if (g.fate === 'kept') summary.groupsKept += 1;
+      else if (g.fate === 'dropped_all_zero') summary.groupsDroppedAllZero += 1;
+      else if (g.fate === 'dropped_all_one') summary.groupsDroppedAllOne += 1;
+      for (const s of g.samples) {
+        if (s.status !== 'done' || !s.scored) continue;
+        const reward = s.scored.verdict?.reward ?? 0;
+        const win = reward > 0.5 ? 1 : 0;
+        summary.episodes += 1;
+        summary.successes += win;
+        steps += s.scored.trajectory?.steps.length ?? 0;
+        const d = byDifficulty.get(g.task.difficulty) ?? { episodes: 0, successes: 0 };
+        d.episodes += 1;
+        d.successes += win;
+        byDifficulty.set(g.task.difficulty, d);
+        const suite = g.task.suite || '(none)';
+        const su = bySuite.get(suite) ?? { episodes: 0, successes: 0 };
+        su.episodes += 1;
+        su.successes += win;
+        bySuite.set(suite, su);
+      }
+    }
+    summary.terminations = { ...stats.terminations };
+    summary.excluded = { ...stats.excluded };
+    summary.successRate = summary.episodes > 0 ? summary.successes / summary.episodes : 0;
+    summary.meanSteps = summary.episodes > 0 ? steps / summary.episodes : 0;
+    summary.byDifficulty = [...byDifficulty.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([difficulty, v]) => make(DifficultyStatSchema, { difficulty, episodes: v.episodes, successes: v.successes }));
+    summary.bySuite = [...bySuite.entries()]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([suite, v]) => make(SuiteStatSchema, { suite, episodes: v.episodes, successes: v.successes }));
+    return summary;
   }
 
   /**
@@ -436,40 +525,19 @@ export class Learner implements LearnerControl {
    * few seconds until an entry expires or is removed (`owrl blacklist remove`), or the learner stops.
    * Returns the groups dispatched (0 when stopped).
    */
-  private async dispatchOnceUnblocked(ledger: RoundLedger, maxSteps: number, log: Logger): Promise<number> {
+  private async dispatchOnceUnblocked(ledger: RoundLedger, stats: RoundStats, maxSteps: number, log: Logger): Promise<number> {
     log.warn({}, 'every task host is blacklisted: waiting for an entry to expire or be removed');
     this.d.store.change('phase', (s) => {
       s.message = 'waiting: every task host is blacklisted';
     });
     let n = 0;
-    while (n === 0 && !this.stopped) {
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        setTimeout(resolve, BLACKLIST_CACHE_MS).unref();
-      });
-      if (!this.stopped) n = await this.dispatchGroups(ledger, this.d.config.groupsPerRound, maxSteps);
+    while (n === 0 && !this.stopping) {
+      await this.inbox.sleep(BLACKLIST_CACHE_MS);
+      if (!this.stopping) n = await this.dispatchGroups(ledger, stats, this.d.config.groupsPerRound, maxSteps);
     }
     this.d.store.change('phase', (s) => {
       if (s.message === 'waiting: every task host is blacklisted') s.message = '';
     });
     return n;
-  }
-
-  private async publishPolicy(version: number): Promise<void> {
-    const bytes = exportOnnx(this.d.model);
-    const art = this.d.artifacts.put(version, bytes);
-    await this.d.weights.put(
-      make(PolicyArtifactSchema, {
-        version: BigInt(version),
-        uri: art.uri,
-        sha256: art.sha256,
-        bytes: BigInt(art.bytes),
-        kind: POLICY_KIND,
-        runId: this.d.config.runId,
-        createdAtMs: BigInt(Date.now()),
-        temperature: this.d.model.temperature,
-      }),
-    );
-    this.d.logger.info({ policyVersion: version, uri: art.uri, bytes: art.bytes }, 'policy published');
   }
 }

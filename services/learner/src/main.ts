@@ -2,12 +2,14 @@
 // run through the startup path (@owrl/service).
 import path from 'node:path';
 import { ensureTopology, WeightsPointer, Blacklist } from '@owrl/bus';
+import { RunPhase } from '@owrl/proto';
 import { DEFAULT_DIM, initialModel } from '@owrl/policy';
 import { Adam, GrpoTrainer } from '@owrl/rl';
 import { runService } from '@owrl/service';
 import { ArtifactServer } from './artifact-server.js';
 import { CheckpointStore } from './checkpoint.js';
 import { loadLearnerConfig } from './config.js';
+import { FatalRunError } from './failure-policy.js';
 import { LearnerGrpcServer } from './grpc-server.js';
 import { Learner } from './learner.js';
 import { createLearnerMetrics } from './metrics.js';
@@ -20,7 +22,7 @@ runService({
   config: loadLearnerConfig,
   connectionName: (c) => `owrl-learner-${c.runId}`,
   logBindings: (c) => ({ run: c.runId }),
-  start: async ({ config, bus, logger, meter }) => {
+  start: async ({ config, bus, logger, meter, fail }) => {
     const metrics = createLearnerMetrics(meter);
     const store = new RunStateStore(config.runId, config.rounds, 'sync');
     const runDir = path.join(config.dataDir, config.runId);
@@ -33,6 +35,7 @@ runService({
     logger.info({ tasks: tasks.length, levels: [...new Set(tasks.map((t) => t.difficulty))].sort() }, 'task pool loaded');
     const scheduler = new TaskScheduler(tasks, { seed: config.seed });
     const checkpoints = new CheckpointStore(path.join(runDir, 'checkpoint'));
+    const incarnation = checkpoints.nextIncarnation();
     const model = initialModel({ dim: DEFAULT_DIM, temperature: config.temperature });
     const restored = config.resume ? checkpoints.load(model.dim) : null;
     if (restored) model.weights.set(restored.weights);
@@ -41,26 +44,30 @@ runService({
     const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost });
     const artifactUrl = await artifacts.start();
 
-    const learner = new Learner({ config, bus, store, scheduler, model, trainer, artifacts, weights, blacklist, checkpoints, restored, metrics, logger });
-    const grpcServer = new LearnerGrpcServer(store, learner, { port: config.grpcPort, host: config.grpcHost, controlToken: config.controlToken, logger });
+    const learner = new Learner({ config, bus, store, scheduler, model, trainer, artifacts, weights, blacklist, checkpoints, restored, incarnation, metrics, logger });
+    const grpcServer = new LearnerGrpcServer(store, learner.control, { port: config.grpcPort, host: config.grpcHost, controlToken: config.controlToken, logger });
     const grpcPort = await grpcServer.start();
     grpcServer.setServing(true);
-    logger.info({ grpcPort, artifactUrl }, 'learner listening');
+    logger.info({ grpcPort, artifactUrl, incarnation }, 'learner listening');
 
     // Training runs in the background; when it ends the learner keeps serving its run state.
     void learner.run().then(
       () => logger.info({ state: 'finished', policyVersion: store.get().policyVersion.toString() }, 'training finished; still serving run state until stopped'),
       (e: unknown) => {
+        // Fatal: the run state says FAILED with its reason, health turns NOT_SERVING, the process exits non-zero.
         logger.error({ err: e }, 'training loop failed');
         store.change('phase', (s) => {
-          s.phase = 5;
+          s.phase = RunPhase.FAILED;
+          s.failureCode = e instanceof FatalRunError ? e.code : 'LEARNER_ERROR';
           s.message = (e as Error).message;
         });
+        grpcServer.setServing(false);
+        fail(e);
       },
     );
     return {
       stop: async () => {
-        learner.stop();
+        await learner.stop();
         grpcServer.setServing(false);
         await grpcServer.close();
         await artifacts.close();

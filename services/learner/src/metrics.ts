@@ -13,6 +13,10 @@ export interface LearnerMetrics {
   hostFailures: Counter<'host' | 'reason'>;
   /** Re-dispatches not made because the task's host became blacklisted mid-round. */
   cancelled: Counter<'reason'>;
+  /** Results taken from the bus and not used: duplicates, other rounds, superseded by a re-dispatch, task mismatch. */
+  dropped: Counter<'cause'>;
+  /** Time a full stream held the learner back. */
+  backpressureSeconds: Counter;
 }
 
 export function createLearnerMetrics(meter: Meter): LearnerMetrics {
@@ -25,6 +29,8 @@ export function createLearnerMetrics(meter: Meter): LearnerMetrics {
     policyVersion: meter.gauge({ name: 'owrl_learner_policy_version', help: 'Latest published policy version' }),
     blacklistHosts: meter.gauge({ name: 'owrl_blacklist_hosts', help: 'Hosts currently blocked by KV owrl_blacklist' }),
     hostFailures: meter.counter({ name: 'owrl_host_failures_total', help: 'Outcomes counted against a host for the blacklist, by cause', labelNames: ['host', 'reason'] }),
+    dropped: meter.counter({ name: 'owrl_learner_results_dropped_total', help: 'Scored results not used, by cause (duplicate, other_round, superseded, task_mismatch, ...)', labelNames: ['cause'] }),
+    backpressureSeconds: meter.counter({ name: 'owrl_learner_backpressure_seconds_total', help: 'Time publishing was held back by a full stream' }),
     cancelled: meter.counter({ name: 'owrl_learner_redispatch_cancelled_total', help: 'Re-dispatches not made because the task host is blacklisted', labelNames: ['reason'] }),
   };
 }

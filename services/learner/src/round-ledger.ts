@@ -1,16 +1,29 @@
 // Bookkeeping of one round (pure): which rollouts were dispatched, which came back scored or
-// excluded, which must be re-dispatched, and when each group is complete. Every dispatched
-// rollout ends in exactly one of: trainable, excluded (re-dispatched or abandoned), or still in flight.
+// excluded, which must be re-dispatched, and when each group is complete — where its fate and
+// advantages are decided, once. Every dispatched rollout ends in exactly one of: trainable,
+// excluded (re-dispatched or abandoned), or still in flight.
+//
+// The ledger survives a learner crash: toJSON() holds everything but the scored payloads (those
+// stay unacked on the bus until the round's update is checkpointed and come back after a
+// restart), and RoundLedger.restore() rebuilds it under the new incarnation. A result is
+// accepted only for a group of this run and round whose task it was produced for (matched by
+// task, not only by id), only once per slot, and never twice (see `consumed`).
 import { parseTrajectoryId, trajectoryId } from '@owrl/core';
-import type { ScoredTrajectory, Task } from '@owrl/proto';
+import { fromJson, TaskSchema, toJson, type ScoredTrajectory, type Task } from '@owrl/proto';
+import { groupAdvantages, groupFate } from '@owrl/rl';
 
 export type GroupFate = 'pending' | 'kept' | 'dropped_all_zero' | 'dropped_all_one' | 'abandoned';
 
 export interface SampleSlot {
   sample: number;
   attempt: number;
+  /** Id of the latest dispatch of this slot. */
   trajectoryId: string;
+  /** Ids dispatched for this slot whose result has not come back (more than one after a restart re-dispatch). */
+  outstanding: string[];
   status: 'in_flight' | 'done' | 'abandoned';
+  /** Id of the result the slot holds (status done). */
+  acceptedId?: string;
   scored?: ScoredTrajectory;
   excludedReasons: string[];
 }
@@ -25,20 +38,57 @@ export interface GroupState {
   advantages: number[];
 }
 
+/** Why a result was not taken into the round (each counted, then acked). */
+export type DropCause = 'malformed' | 'other_run' | 'other_round' | 'unknown_group' | 'task_mismatch' | 'superseded';
+
 export type IngestResult =
   | { kind: 'duplicate' }
-  | { kind: 'late' }
+  | { kind: 'late'; cause: DropCause }
+  /** The payload of a result ingested before a restart came back: attached, counted nowhere again. */
+  | { kind: 'restored'; group: GroupState; completed: boolean }
   | { kind: 'trainable'; group: GroupState; completed: boolean }
   | { kind: 'excluded'; group: GroupState; reason: string; redispatch?: { sample: number; attempt: number }; completed: boolean };
+
+/** A re-dispatch the caller must publish. */
+export interface Redispatch {
+  group: GroupState;
+  sample: number;
+  attempt: number;
+  trajectoryId: string;
+}
+
+interface SlotJson {
+  sample: number;
+  attempt: number;
+  trajectoryId: string;
+  outstanding: string[];
+  status: SampleSlot['status'];
+  acceptedId?: string;
+  excludedReasons: string[];
+}
+
+export interface RoundLedgerJson {
+  format: 1;
+  runId: string;
+  round: number;
+  incarnation: number;
+  maxAttempts: number;
+  /** Ids whose results were consumed as excluded (a redelivery of one is a duplicate). */
+  consumed: string[];
+  groups: Array<{ group: number; task: unknown; fate: GroupFate; samples: SlotJson[] }>;
+}
 
 export class RoundLedger {
   readonly groups = new Map<number, GroupState>();
   private readonly seen = new Set<string>();
+  /** Ids consumed as excluded: persisted, so a redelivery after a restart is not counted twice. */
+  private readonly consumed = new Set<string>();
 
   constructor(
     readonly runId: string,
     readonly round: number,
     private readonly maxAttempts: number,
+    readonly incarnation = 0,
   ) {}
 
   /** Registers a group of `n` samples of `task`; returns the trajectory ids to dispatch. */
@@ -46,39 +96,63 @@ export class RoundLedger {
     if (this.groups.has(group)) throw new RangeError(`group ${group} of round ${this.round} already exists`);
     const samples: SampleSlot[] = [];
     for (let s = 0; s < n; s++) {
-      samples.push({ sample: s, attempt: 0, trajectoryId: this.id(group, s, 0), status: 'in_flight', excludedReasons: [] });
+      const id = this.id(group, s, 0);
+      samples.push({ sample: s, attempt: 0, trajectoryId: id, outstanding: [id], status: 'in_flight', excludedReasons: [] });
     }
     this.groups.set(group, { round: this.round, group, task, samples, fate: 'pending', rewards: [], advantages: [] });
     return samples.map((s) => s.trajectoryId);
   }
 
   id(group: number, sample: number, attempt: number): string {
-    return trajectoryId({ runId: this.runId, round: this.round, group, sample, attempt });
+    return trajectoryId({ runId: this.runId, round: this.round, group, sample, attempt, incarnation: this.incarnation });
   }
 
   /** Ingests one scored trajectory. Idempotent on trajectory id. */
   ingest(st: ScoredTrajectory): IngestResult {
-    if (this.seen.has(st.trajectoryId)) return { kind: 'duplicate' };
+    const id = st.trajectoryId;
+    if (this.seen.has(id) || this.consumed.has(id)) return { kind: 'duplicate' };
     let key;
     try {
-      key = parseTrajectoryId(st.trajectoryId);
+      key = parseTrajectoryId(id);
     } catch {
-      return { kind: 'late' };
+      return { kind: 'late', cause: 'malformed' };
     }
-    const g = key.runId === this.runId && key.round === this.round ? this.groups.get(key.group) : undefined;
+    if (key.runId !== this.runId) return { kind: 'late', cause: 'other_run' };
+    if (key.round !== this.round) return { kind: 'late', cause: 'other_round' };
+    const g = this.groups.get(key.group);
     const slot = g?.samples[key.sample];
-    if (!g || !slot || slot.attempt !== key.attempt || slot.status !== 'in_flight') return { kind: 'late' };
-    this.seen.add(st.trajectoryId);
+    if (!g || !slot) return { kind: 'late', cause: 'unknown_group' };
+    const taskId = st.trajectory?.request?.task?.id;
+    const known = slot.outstanding.includes(id) || slot.acceptedId === id;
+    // A result from before a crash whose dispatch the ledger never recorded is taken only when it
+    // was produced for this group's task; any result naming another task is refused.
+    if ((taskId !== undefined && taskId !== g.task.id) || (!known && taskId === undefined)) return { kind: 'late', cause: 'task_mismatch' };
+    if (slot.status === 'done' && slot.acceptedId === id && slot.scored === undefined) {
+      this.seen.add(id);
+      slot.scored = st;
+      return { kind: 'restored', group: g, completed: this.settle(g) };
+    }
+    if (slot.status !== 'in_flight') {
+      this.seen.add(id);
+      slot.outstanding = slot.outstanding.filter((o) => o !== id);
+      return { kind: 'late', cause: 'superseded' };
+    }
+    this.seen.add(id);
+    slot.outstanding = slot.outstanding.filter((o) => o !== id);
     if (st.trainable) {
       slot.status = 'done';
+      slot.acceptedId = id;
       slot.scored = st;
       return { kind: 'trainable', group: g, completed: this.settle(g) };
     }
+    this.consumed.add(id);
     const reason = st.excludedReason || 'excluded';
     slot.excludedReasons.push(reason);
+    if (slot.outstanding.length > 0) return { kind: 'excluded', group: g, reason, completed: false };
     if (slot.attempt + 1 < this.maxAttempts) {
       slot.attempt += 1;
       slot.trajectoryId = this.id(g.group, slot.sample, slot.attempt);
+      slot.outstanding = [slot.trajectoryId];
       return { kind: 'excluded', group: g, reason, redispatch: { sample: slot.sample, attempt: slot.attempt }, completed: false };
     }
     slot.status = 'abandoned';
@@ -98,7 +172,28 @@ export class RoundLedger {
       throw new RangeError(`round ${this.round} group ${group} sample ${sample} has no pending re-dispatch to cancel`);
     }
     slot.status = 'abandoned';
+    slot.outstanding = [];
     return this.settle(g);
+  }
+
+  /**
+   * After a restart: a new id (this incarnation) for every slot still waiting for a result, so the
+   * re-dispatch is never swallowed by a dedupe window. The earlier ids stay acceptable: whichever
+   * result comes first fills the slot, a later one is dropped as superseded.
+   */
+  redispatchMissing(): Redispatch[] {
+    const out: Redispatch[] = [];
+    for (const g of this.groups.values()) {
+      for (const s of g.samples) {
+        if (s.status !== 'in_flight') continue;
+        const id = this.id(g.group, s.sample, s.attempt);
+        if (s.outstanding.includes(id)) continue;
+        s.trajectoryId = id;
+        s.outstanding.push(id);
+        out.push({ group: g, sample: s.sample, attempt: s.attempt, trajectoryId: id });
+      }
+    }
+    return out;
   }
 
   /** Marks every rollout still in flight as abandoned (round timeout). Returns how many. */
@@ -116,14 +211,18 @@ export class RoundLedger {
     return n;
   }
 
+  /** Decides a complete group's fate and advantages, once. */
   private settle(g: GroupState): boolean {
     if (g.fate !== 'pending') return false;
-    if (g.samples.some((s) => s.status === 'in_flight')) return false;
+    if (g.samples.some((s) => s.status === 'in_flight' || (s.status === 'done' && s.scored === undefined))) return false;
     if (g.samples.some((s) => s.status === 'abandoned')) {
       g.fate = 'abandoned';
       return true;
     }
     g.rewards = g.samples.map((s) => s.scored?.verdict?.reward ?? 0);
+    const fate = groupFate(g.rewards);
+    g.fate = fate === 'dropped_all_equal' ? 'dropped_all_zero' : fate;
+    g.advantages = g.fate === 'kept' ? groupAdvantages(g.rewards) : [];
     return true;
   }
 
@@ -133,9 +232,90 @@ export class RoundLedger {
     return n;
   }
 
-  /** Groups whose samples are all back (fate decided by the caller's dynamic sampling). */
+  /** Slots whose result was ingested before a restart and whose payload has not come back yet. */
+  awaitingPayload(): number {
+    let n = 0;
+    for (const g of this.groups.values()) for (const s of g.samples) if (s.status === 'done' && s.scored === undefined) n++;
+    return n;
+  }
+
+  /** Groups whose samples are all back with their payloads (fate decided). */
   completeGroups(): GroupState[] {
-    return [...this.groups.values()].filter((g) => g.samples.every((s) => s.status === 'done'));
+    return [...this.groups.values()].filter((g) => g.fate !== 'pending' && g.fate !== 'abandoned');
+  }
+
+  /** Groups of the given fate. */
+  byFate(fate: GroupFate): GroupState[] {
+    return [...this.groups.values()].filter((g) => g.fate === fate);
+  }
+
+  /** Every id dispatched for the round (for counting after a restart). */
+  dispatchedIds(): string[] {
+    const ids = new Set<string>();
+    for (const g of this.groups.values()) {
+      for (const s of g.samples) {
+        for (const o of s.outstanding) ids.add(o);
+        if (s.acceptedId) ids.add(s.acceptedId);
+      }
+    }
+    for (const c of this.consumed) ids.add(c);
+    return [...ids];
+  }
+
+  toJSON(): RoundLedgerJson {
+    return {
+      format: 1,
+      runId: this.runId,
+      round: this.round,
+      incarnation: this.incarnation,
+      maxAttempts: this.maxAttempts,
+      consumed: [...this.consumed],
+      groups: [...this.groups.values()].map((g) => ({
+        group: g.group,
+        task: toJson(TaskSchema, g.task),
+        fate: g.fate === 'abandoned' ? 'abandoned' : 'pending',
+        samples: g.samples.map((s) => ({
+          sample: s.sample,
+          attempt: s.attempt,
+          trajectoryId: s.trajectoryId,
+          outstanding: [...s.outstanding],
+          status: s.status,
+          ...(s.acceptedId ? { acceptedId: s.acceptedId } : {}),
+          excludedReasons: [...s.excludedReasons],
+        })),
+      })),
+    };
+  }
+
+  /**
+   * Rebuilds a ledger saved by an earlier incarnation under `incarnation`. Slots that were done
+   * wait for their payload (redelivered by the bus); what was in flight stays in flight.
+   * @throws RangeError naming what is wrong with `j`.
+   */
+  static restore(j: RoundLedgerJson, incarnation: number): RoundLedger {
+    if (j.format !== 1) throw new RangeError(`round ledger: unknown format ${String(j.format)}`);
+    const l = new RoundLedger(j.runId, j.round, j.maxAttempts, incarnation);
+    for (const c of j.consumed) l.consumed.add(c);
+    for (const g of j.groups) {
+      const task = fromJson(TaskSchema, g.task as never);
+      l.groups.set(g.group, {
+        round: j.round,
+        group: g.group,
+        task,
+        fate: g.fate === 'abandoned' ? 'abandoned' : 'pending',
+        rewards: [],
+        advantages: [],
+        samples: g.samples.map((s) => ({
+          sample: s.sample,
+          attempt: s.attempt,
+          trajectoryId: s.trajectoryId,
+          outstanding: [...s.outstanding],
+          status: s.status,
+          ...(s.acceptedId ? { acceptedId: s.acceptedId } : {}),
+          excludedReasons: [...s.excludedReasons],
+        })),
+      });
+    }
+    return l;
   }
 }
-

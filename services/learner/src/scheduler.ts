@@ -2,7 +2,7 @@
 // taking the suites of a mixed pool in turn (so every site gets its share of groups), favouring
 // tasks whose recent success rate is strictly between 0 and 1 (they give signal), and admitting
 // harder tasks as the easy ones are mastered (difficulty curriculum).
-import { hostOf, mulberry32, type Rng } from '@owrl/core';
+import { hostOf, SeededRng } from '@owrl/core';
 import type { Task } from '@owrl/proto';
 
 export interface SchedulerOptions {
@@ -19,6 +19,14 @@ export interface SchedulerOptions {
   seed?: number;
 }
 
+/** The scheduler's state in a checkpoint (JSON). */
+export interface SchedulerState {
+  rng: number;
+  turn: number;
+  history: Record<string, number[]>;
+  levelHistory: Record<string, number[]>;
+}
+
 export class TaskScheduler {
   private readonly tasks: Task[];
   private readonly history = new Map<string, number[]>();
@@ -27,7 +35,7 @@ export class TaskScheduler {
   private readonly difficultyOf = new Map<string, number>();
   private readonly byLevel = new Map<number, number[]>();
   private readonly levels: number[];
-  private readonly rng: Rng;
+  private readonly rng: SeededRng;
   private readonly opts: Required<SchedulerOptions>;
   /** Which suite goes first in the next pick (rotates, so no suite is always first). */
   private turn = 0;
@@ -36,9 +44,24 @@ export class TaskScheduler {
     if (tasks.length === 0) throw new RangeError('the task pool is empty: give at least one task');
     this.tasks = tasks;
     this.opts = { informativeWeight: 4, window: 10, levelWindow: 20, unlockAt: 0.5, initialLevels: 2, seed: 1, ...opts };
-    this.rng = mulberry32(this.opts.seed);
+    this.rng = new SeededRng(this.opts.seed);
     this.levels = [...new Set(tasks.map((t) => t.difficulty))].sort((a, b) => a - b);
     for (const t of tasks) this.difficultyOf.set(t.id, t.difficulty);
+  }
+
+  /** Everything pick() depends on besides the pool, for checkpoints. */
+  snapshot(): SchedulerState {
+    return { rng: this.rng.state, turn: this.turn, history: Object.fromEntries(this.history), levelHistory: Object.fromEntries([...this.levelHistory].map(([k, v]) => [String(k), v])) };
+  }
+
+  /** Restores a snapshot(); outcomes of tasks no longer in the pool are dropped. */
+  restore(s: SchedulerState): void {
+    this.rng.state = s.rng;
+    this.turn = s.turn;
+    this.history.clear();
+    for (const [id, h] of Object.entries(s.history)) if (this.difficultyOf.has(id)) this.history.set(id, [...h]);
+    this.levelHistory.clear();
+    for (const [k, v] of Object.entries(s.levelHistory)) this.levelHistory.set(Number(k), [...v]);
   }
 
   /** Records the success (1) or failure (0) of one trainable rollout of a task. */
@@ -102,7 +125,7 @@ export class TaskScheduler {
       if (pool.length === 0) pool.push(...eligible.filter((t) => t.suite === suite));
       const weights = pool.map(weight);
       const total = weights.reduce((a, b) => a + b, 0);
-      let x = this.rng() * total;
+      let x = this.rng.next() * total;
       let idx = 0;
       for (; idx < pool.length - 1; idx++) {
         x -= weights[idx] ?? 0;

@@ -200,6 +200,7 @@ void test('a host blacklisted mid-round: its re-dispatches are cancelled, the re
     blacklist,
     checkpoints: new CheckpointStore(path.join(dataDir, 'checkpoint')),
     restored: null,
+    incarnation: 1,
     metrics: createLearnerMetrics(reg),
     logger: silentLogger,
   });
@@ -207,6 +208,7 @@ void test('a host blacklisted mid-round: its re-dispatches are cancelled, the re
   try {
     await learner.run();
   } finally {
+    await learner.stop();
     await worker.stop();
     await artifacts.close();
   }
@@ -218,7 +220,7 @@ void test('a host blacklisted mid-round: its re-dispatches are cancelled, the re
   // 4 first attempts + the 2 re-dispatches planned before the third failure tripped it; none after.
   assert.equal(received.get(badHost), 6);
   assert.equal(received.get(goodHost), 8, 'the group of the round and the refill');
-  const groups = learner.listGroups(0).groups;
+  const groups = learner.control.listGroups(0).groups;
   assert.deepEqual(groups.map((g) => [g.taskId, g.fate]).sort(), [
     ['bad', 'abandoned'],
     ['good', 'kept'],

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { make, ScoredTrajectorySchema, TaskSchema, VerdictSchema } from '@owrl/proto';
+import { make, RolloutRequestSchema, ScoredTrajectorySchema, TaskSchema, TrajectorySchema, VerdictSchema } from '@owrl/proto';
 import { RoundLedger } from '../src/round-ledger.js';
 
 const task = make(TaskSchema, { id: 't1', startUrl: 'http://127.0.0.1:1/', instruction: 'x', difficulty: 1 });
@@ -13,6 +13,50 @@ function scored(id: string, reward: number | null, excludedReason = '') {
     ...(reward !== null ? { verdict: make(VerdictSchema, { reward, success: reward > 0.5 }) } : {}),
   });
 }
+
+function scoredFor(id: string, taskId: string, reward: number | null, excludedReason = '') {
+  const st = scored(id, reward, excludedReason);
+  st.trajectory = make(TrajectorySchema, { trajectoryId: id, request: make(RolloutRequestSchema, { trajectoryId: id, task: make(TaskSchema, { id: taskId }) }) });
+  return st;
+}
+
+void test('the ledger survives a restart: re-dispatch under the new incarnation, nothing used twice, no result attached to another task', () => {
+  const other = make(TaskSchema, { id: 't2', startUrl: 'http://127.0.0.1:2/', instruction: 'y', difficulty: 1 });
+  const l = new RoundLedger('run', 3, 3, 1);
+  const a = l.addGroup(0, task, 3);
+  const b = l.addGroup(1, other, 2);
+  assert.deepEqual(a, ['run/3/0/0/0@1', 'run/3/0/1/0@1', 'run/3/0/2/0@1']);
+  assert.equal(l.ingest(scoredFor(a[0]!, 't1', 1)).kind, 'trainable');
+  const ex = l.ingest(scoredFor(a[1]!, 't1', null, 'env_error:dns'));
+  assert.ok(ex.kind === 'excluded' && ex.redispatch?.attempt === 1);
+  assert.equal(l.ingest(scoredFor(b[0]!, 't2', 0)).kind, 'trainable');
+
+  // Crash: only the JSON survives; the next start is incarnation 2.
+  const r = RoundLedger.restore(JSON.parse(JSON.stringify(l.toJSON())) as ReturnType<RoundLedger['toJSON']>, 2);
+  assert.equal(r.awaitingPayload(), 2, 'results ingested before the crash wait for their payload');
+  const again = r.redispatchMissing();
+  assert.deepEqual(again.map((x) => x.trajectoryId).sort(), ['run/3/0/1/1@2', 'run/3/0/2/0@2', 'run/3/1/1/0@2']);
+  assert.deepEqual(r.redispatchMissing(), [], 'asking twice re-dispatches nothing more');
+  // The held payloads come back: attached, not counted as new results.
+  assert.equal(r.ingest(scoredFor(a[0]!, 't1', 1)).kind, 'restored');
+  assert.equal(r.ingest(scoredFor(b[0]!, 't2', 0)).kind, 'restored');
+  assert.equal(r.ingest(scoredFor(a[0]!, 't1', 1)).kind, 'duplicate');
+  // The excluded result consumed before the crash comes back: a duplicate, never counted twice.
+  assert.equal(r.ingest(scoredFor(a[1]!, 't1', null, 'env_error:dns')).kind, 'duplicate');
+  // A pre-crash dispatch the ledger never recorded, for another task: refused.
+  assert.deepEqual(r.ingest(scoredFor('run/3/0/2/5@1', 't2', 1)), { kind: 'late', cause: 'task_mismatch' });
+  // The pre-crash attempt of sample 2 and its re-dispatch both come back: the first wins, the other is superseded.
+  assert.equal(r.ingest(scoredFor('run/3/0/2/0@1', 't1', 0)).kind, 'trainable');
+  assert.deepEqual(r.ingest(scoredFor('run/3/0/2/0@2', 't1', 1)), { kind: 'late', cause: 'superseded' });
+  assert.equal(r.ingest(scoredFor('run/3/0/1/1@2', 't1', 1)).kind, 'trainable');
+  const done = r.ingest(scoredFor('run/3/1/1/0@2', 't2', 1));
+  assert.ok(done.kind === 'trainable' && done.completed);
+  assert.deepEqual(r.groups.get(0)?.rewards, [1, 1, 0]);
+  assert.equal(r.groups.get(0)?.fate, 'kept');
+  assert.equal(r.groups.get(1)?.fate, 'kept');
+  assert.equal(r.inFlight(), 0);
+  assert.deepEqual(r.ingest(scoredFor('run/2/0/0/0@1', 't1', 1)), { kind: 'late', cause: 'other_round' });
+});
 
 void test('a group completes when every sample is trainable, duplicates and strangers are ignored', () => {
   const l = new RoundLedger('run', 4, 3);
@@ -55,8 +99,10 @@ void test('a round timeout abandons what is still in flight', () => {
   l.addGroup(1, task, 2);
   l.ingest(scored('run/0/0/0/0', 1));
   l.ingest(scored('run/0/0/1/0', 0));
+  assert.equal(l.groups.get(0)?.fate, 'kept', 'fate and advantages are decided once, when the group completes');
+  assert.deepEqual(l.groups.get(0)?.advantages.map((a) => Math.round(a * 1000) / 1000), [1, -1]);
   assert.equal(l.abandonInFlight(), 2);
-  assert.equal(l.groups.get(0)?.fate, 'pending');
+  assert.equal(l.groups.get(0)?.fate, 'kept');
   assert.equal(l.groups.get(1)?.fate, 'abandoned');
   assert.throws(() => l.addGroup(1, task, 2), /group 1 of round 0 already exists/);
 });

@@ -1,0 +1,76 @@
+// Ingestion's front door: the scored trajectories the run's consumer delivers, queued for the loop
+// and held unacked until the update that used them is checkpointed. While held, each gets
+// working() well within the consumer's ack_wait, so nothing is redelivered during a long round,
+// and after a crash what was held comes back within ack_wait.
+import type { Delivery } from '@owrl/bus';
+import type { ScoredTrajectory } from '@owrl/proto';
+
+export interface Pending {
+  scored: ScoredTrajectory;
+  delivery: Delivery<ScoredTrajectory>;
+}
+
+export class Inbox {
+  private readonly queue: Pending[] = [];
+  private readonly held = new Set<Delivery<ScoredTrajectory>>();
+  private wake: (() => void) | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  /** @param heartbeatMs interval of working() on held deliveries (a third of ack_wait or less). */
+  constructor(private readonly heartbeatMs: number) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => {
+      for (const d of this.held) if (!d.settled) d.working();
+    }, this.heartbeatMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.notify();
+  }
+
+  push(p: Pending): void {
+    this.held.add(p.delivery);
+    this.queue.push(p);
+    this.notify();
+  }
+
+  /** Wakes a waiting next() (stop, resume, new work). */
+  notify(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  /** The next delivery, or null at `deadline` or when `interrupted()` turns true. */
+  async next(deadline: number, interrupted: () => boolean): Promise<Pending | null> {
+    while (this.queue.length === 0) {
+      if (interrupted() || Date.now() >= deadline) return null;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setTimeout(resolve, Math.min(1000, Math.max(1, deadline - Date.now()))).unref();
+      });
+    }
+    return this.queue.shift() ?? null;
+  }
+
+  /** Sleeps up to `ms` or until notify(). */
+  async sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.wake = resolve;
+      setTimeout(resolve, ms).unref();
+    });
+  }
+
+  /** Stops holding `d` (it was acked). */
+  release(d: Delivery<ScoredTrajectory>): void {
+    this.held.delete(d);
+  }
+
+  get heldCount(): number {
+    return this.held.size;
+  }
+}

@@ -1,0 +1,94 @@
+// One stats record per event: every dispatch, ingested result, abandonment and group fate goes
+// through here, which updates the run state's counters and breakdowns, the round's own
+// breakdowns and the metrics together (instead of three sinks updated by hand at each site).
+// The round's part is saved with the round ledger, so a restart resumes the counts exactly.
+import { hostOf } from '@owrl/core';
+import { make, RunCountersSchema, terminationClassName, type ScoredTrajectory } from '@owrl/proto';
+import { recordShadow } from './judge-calibration.js';
+import type { LearnerMetrics } from './metrics.js';
+import type { GroupState, IngestResult } from './round-ledger.js';
+import type { RunStateStore } from './run-state-store.js';
+
+export class RoundStats {
+  /** Termination classes of the round's ingested results. */
+  readonly terminations: Record<string, number> = {};
+  /** Exclusion causes of the round's results. */
+  readonly excluded: Record<string, number> = {};
+
+  constructor(
+    private readonly store: RunStateStore,
+    private readonly metrics: LearnerMetrics,
+  ) {
+    store.mutable.counters ??= make(RunCountersSchema, {});
+  }
+
+  private get c() {
+    return this.store.mutable.counters!;
+  }
+
+  dispatched(redispatch: boolean): void {
+    this.c.dispatched += 1n;
+    if (redispatch) this.c.redispatched += 1n;
+    this.metrics.dispatched.inc();
+  }
+
+  /** One result taken from the bus, whatever became of it. */
+  ingested(st: ScoredTrajectory, res: IngestResult): void {
+    const c = this.c;
+    switch (res.kind) {
+      case 'duplicate':
+        c.duplicatesDropped += 1n;
+        this.metrics.dropped.inc({ cause: 'duplicate' });
+        return;
+      case 'late':
+        c.lateDropped += 1n;
+        this.metrics.dropped.inc({ cause: res.cause });
+        return;
+      case 'restored':
+        return;
+      default:
+        break;
+    }
+    c.scoredIngested += 1n;
+    const traj = st.trajectory;
+    const cls = terminationClassName(traj?.termination?.class);
+    this.terminations[cls] = (this.terminations[cls] ?? 0) + 1;
+    const t = this.store.mutable.terminations;
+    t[cls] = (t[cls] ?? 0n) + 1n;
+    this.metrics.terminations.inc({ class: cls, host: hostOf(traj?.request?.task?.startUrl ?? '') });
+    recordShadow(this.store.mutable, st);
+    if (res.kind === 'trainable') {
+      c.trainable += 1n;
+      return;
+    }
+    c.excluded += 1n;
+    this.excluded[res.reason] = (this.excluded[res.reason] ?? 0) + 1;
+    const e = this.store.mutable.excluded;
+    e[res.reason] = (e[res.reason] ?? 0n) + 1n;
+    this.metrics.excluded.inc({ reason: res.reason });
+  }
+
+  /** The in-flight count, from the ledger (exact after a restart too). */
+  inFlight(n: number): void {
+    this.c.inFlight = BigInt(n);
+  }
+
+  /** A complete group's fate (decided once by the ledger). */
+  groupDecided(g: GroupState): void {
+    const c = this.c;
+    if (g.fate === 'kept') c.groupsKept += 1n;
+    else if (g.fate === 'dropped_all_zero') c.groupsDroppedAllZero += 1n;
+    else if (g.fate === 'dropped_all_one') c.groupsDroppedAllOne += 1n;
+    else if (g.fate === 'abandoned') c.groupsAbandoned += 1n;
+    this.metrics.groups.inc({ fate: g.fate });
+  }
+
+  toJSON(): { terminations: Record<string, number>; excluded: Record<string, number> } {
+    return { terminations: { ...this.terminations }, excluded: { ...this.excluded } };
+  }
+
+  restore(j: { terminations?: Record<string, number>; excluded?: Record<string, number> }): void {
+    Object.assign(this.terminations, j.terminations ?? {});
+    Object.assign(this.excluded, j.excluded ?? {});
+  }
+}

@@ -1,0 +1,142 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BusError, BusErrorCode } from '@owrl/bus';
+import { silentLogger } from '@owrl/core';
+import { initialModel } from '@owrl/policy';
+import { make, RunCountersSchema, TaskSchema } from '@owrl/proto';
+import { Adam } from '@owrl/rl';
+import { CheckpointStore } from '../src/checkpoint.js';
+import { CrashPoints, parseCrashAt } from '../src/crash-point.js';
+import { FatalRunError, withRetry } from '../src/failure-policy.js';
+import { HostFailureWindow } from '../src/host-failures.js';
+import { RoundLedger } from '../src/round-ledger.js';
+import { TaskScheduler } from '../src/scheduler.js';
+
+const tasks = Array.from({ length: 12 }, (_, i) =>
+  make(TaskSchema, { id: `t${i}`, startUrl: `http://h${i % 3}.test/`, instruction: 'x', difficulty: 1 + (i % 2), suite: i % 2 ? 'a' : 'b' }),
+);
+
+void test('checkpoint round trip: weights, optimizer, counters and the loop state (scheduler, RNG, host windows) resume where they were', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-ckpt-'));
+  try {
+    const store = new CheckpointStore(dir);
+    assert.equal(store.nextIncarnation(), 1);
+    assert.equal(store.nextIncarnation(), 2, 'the start count is bumped and persisted at each start');
+    assert.equal(new CheckpointStore(dir).nextIncarnation(), 3);
+
+    const sched = new TaskScheduler(tasks, { seed: 5 });
+    for (const t of sched.pick(4)) sched.record(t.id, 1);
+    const windows = new HostFailureWindow({ threshold: 3, windowMs: 60_000 });
+    windows.record('h1.test', 'init_error:dns', 1000);
+    windows.record('h1.test', 'env_error:bot_wall', 2000);
+    const model = initialModel({ dim: 64 });
+    model.weights[3] = 0.25;
+    const counters = make(RunCountersSchema, { dispatched: 20n, trainable: 18n, excluded: 2n });
+    store.save({
+      nextRound: 4,
+      policyVersion: 3,
+      model,
+      optimizer: new Adam(64),
+      counters,
+      rounds: [],
+      loop: {
+        scheduler: sched.snapshot(),
+        rng: 12345,
+        hostWindows: windows.snapshot(),
+        curriculumStage: 1,
+        settledIds: ['r/3/0/0/0@1'],
+        terminations: { completed: '18' },
+        excluded: { 'init_error:dns': '2' },
+      },
+    });
+    const back = store.load(64);
+    assert.ok(back?.loop);
+    assert.equal(back.nextRound, 4);
+    assert.equal(back.policyVersion, 3);
+    assert.equal(back.weights[3], 0.25);
+    assert.equal(back.counters.dispatched, 20n);
+    assert.deepEqual(back.loop.settledIds, ['r/3/0/0/0@1']);
+    assert.equal(back.loop.rng, 12345);
+    // The restored scheduler picks what the original picks next.
+    const twin = new TaskScheduler(tasks, { seed: 999 });
+    twin.restore(back.loop.scheduler);
+    assert.deepEqual(
+      twin.pick(5).map((t) => t.id),
+      sched.pick(5).map((t) => t.id),
+    );
+    // The restored host window trips at the same failure as the original.
+    const w2 = new HostFailureWindow({ threshold: 3, windowMs: 60_000 });
+    w2.restore(back.loop.hostWindows);
+    assert.equal(w2.record('h1.test', 'init_error:dns', 3000)?.failures, 3);
+
+    // The round in progress: saved for round 4, ignored (and removed) when the checkpoint moved on.
+    const ledger = new RoundLedger('r', 4, 3, 2);
+    ledger.addGroup(0, tasks[0]!, 2);
+    store.saveRound({ ledger: ledger.toJSON(), counters: {}, terminations: {}, excluded: {} });
+    assert.equal(store.loadRound(4)?.ledger.groups.length, 1);
+    assert.equal(store.loadRound(5), null);
+    assert.equal(fs.existsSync(path.join(dir, 'round.json')), false);
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f.includes('.tmp-')),
+      [],
+      'no temp files left behind',
+    );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+void test('failure policy: transient errors back off and retry, a full stream waits, anything else is fatal', async () => {
+  const sleeps: number[] = [];
+  const sleep = async (ms: number) => {
+    sleeps.push(ms);
+  };
+  let n = 0;
+  const v = await withRetry(
+    'op',
+    async () => {
+      if (++n < 3) throw new BusError(BusErrorCode.PublishTimeout, 'no PubAck');
+      return 7;
+    },
+    { log: silentLogger, sleep, baseDelayMs: 10 },
+  );
+  assert.equal(v, 7);
+  assert.deepEqual(sleeps, [10, 20]);
+
+  const pressure: boolean[] = [];
+  n = 0;
+  await withRetry(
+    'dispatch',
+    async () => {
+      if (++n < 6) throw new BusError(BusErrorCode.PublishRefused, 'maximum messages exceeded');
+    },
+    { log: silentLogger, sleep, budgetMs: 0, onBackpressure: (a) => pressure.push(a) },
+  );
+  assert.equal(n, 6, 'a full stream is waited out, whatever the transient budget');
+  assert.deepEqual([pressure[0], pressure[pressure.length - 1]], [true, false]);
+
+  await assert.rejects(
+    withRetry('op', async () => Promise.reject(new BusError(BusErrorCode.Closed, 'closed')), { log: silentLogger, sleep }),
+    (e: unknown) => e instanceof FatalRunError && e.code === 'BUS_CLOSED' && /op failed: closed/.test(e.message),
+  );
+  await assert.rejects(
+    withRetry('op', async () => Promise.reject(new BusError(BusErrorCode.ApiFailed, 'api')), { log: silentLogger, sleep, budgetMs: 0 }),
+    (e: unknown) => e instanceof FatalRunError && /kept failing/.test(e.message),
+  );
+});
+
+void test('crash points kill at the named point and count, and bad values are named', () => {
+  assert.equal(parseCrashAt(''), null);
+  assert.deepEqual(parseCrashAt('in_flight:3'), { point: 'in_flight', nth: 3 });
+  assert.throws(() => parseCrashAt('nowhere'), /OWRL_CRASH_AT="nowhere": expected one of dispatching/);
+  let killed = 0;
+  const c = new CrashPoints(parseCrashAt('publishing:2'), () => killed++);
+  c.hit('dispatching');
+  c.hit('publishing');
+  assert.equal(killed, 0);
+  c.hit('publishing');
+  assert.equal(killed, 1);
+});
