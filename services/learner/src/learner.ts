@@ -32,6 +32,7 @@ import type { LearnerConfig } from './config.js';
 import { HostGuard } from './host-guard.js';
 import type { LearnerMetrics } from './metrics.js';
 import { RoundLedger, type GroupState } from './round-ledger.js';
+import { recordUpdateHealth } from './update-health.js';
 import type { RunStateStore } from './run-state-store.js';
 import type { TaskScheduler } from './scheduler.js';
 import type { LearnerControl } from './grpc-server.js';
@@ -264,6 +265,7 @@ export class Learner implements LearnerControl {
     const byDifficulty = new Map<number, { episodes: number; successes: number }>();
     const bySuite = new Map<string, { episodes: number; successes: number }>();
     let steps = 0;
+    let rewardSum = 0;
 
     let dispatchedGroups = await this.dispatchGroups(ledger, config.groupsPerRound, maxSteps);
     if (dispatchedGroups === 0) dispatchedGroups = await this.dispatchOnceUnblocked(ledger, maxSteps, log);
@@ -313,9 +315,13 @@ export class Learner implements LearnerControl {
       stTerm[cls] = (stTerm[cls] ?? 0n) + 1n;
       metrics.terminations.inc({ class: cls, host: hostOf(traj?.request?.task?.startUrl ?? '') });
       recordShadow(store.mutable, ev.scored);
+      const req = traj?.request;
+      if (req && traj.startedAtMs > 0n && req.dispatchedAtMs > 0n) metrics.queueLagSeconds.observe(Math.max(0, Number(traj.startedAtMs - req.dispatchedAtMs) / 1000));
       if (res.kind === 'trainable') {
         c().trainable += 1n;
+        metrics.staleness.observe(Math.max(0, this.policyVersion - Number(traj?.policyVersion ?? BigInt(this.policyVersion))));
         const reward = ev.scored.verdict?.reward ?? 0;
+        rewardSum += reward;
         summary.episodes += 1;
         steps += traj?.steps.length ?? 0;
         if (reward > 0.5) summary.successes += 1;
@@ -374,18 +380,19 @@ export class Learner implements LearnerControl {
       else if (g.fate === 'dropped_all_one') summary.groupsDroppedAllOne += 1;
       metrics.groups.inc({ fate: g.fate });
     }
-    const stats = { loss: 0, clipFraction: 0 };
     if (trainGroups.length > 0) {
+      const tu = Date.now();
       const u = this.d.trainer.update(trainGroups);
-      const last = u.epochs[u.epochs.length - 1];
-      stats.loss = last?.loss ?? 0;
-      stats.clipFraction = last?.clipFraction ?? 0;
+      recordUpdateHealth(summary, u.epochs, metrics);
+      summary.updateS = (Date.now() - tu) / 1000;
+      metrics.updateSeconds.observe(summary.updateS);
       this.policyVersion += 1;
+      const tp = Date.now();
       await this.publishPolicy(this.policyVersion);
+      summary.publishS = (Date.now() - tp) / 1000;
+      metrics.weightSyncSeconds.observe(summary.publishS);
       c().updates += 1n;
     }
-    summary.loss = stats.loss;
-    summary.clipFraction = stats.clipFraction;
     summary.successRate = summary.episodes > 0 ? summary.successes / summary.episodes : 0;
     summary.meanSteps = summary.episodes > 0 ? steps / summary.episodes : 0;
     summary.wallS = (Date.now() - t0) / 1000;
@@ -399,6 +406,7 @@ export class Learner implements LearnerControl {
     c().groupsDroppedAllZero += BigInt(summary.groupsDroppedAllZero);
     c().groupsDroppedAllOne += BigInt(summary.groupsDroppedAllOne);
     metrics.successRate.set(summary.successRate);
+    metrics.rewardMean.set(summary.episodes > 0 ? rewardSum / summary.episodes : 0);
     metrics.policyVersion.set(this.policyVersion);
 
     store.change('update', (s) => {
@@ -424,7 +432,8 @@ export class Learner implements LearnerControl {
         kept: summary.groupsKept,
         droppedAllZero: summary.groupsDroppedAllZero,
         droppedAllOne: summary.groupsDroppedAllOne,
-        loss: stats.loss,
+        loss: summary.loss,
+        clipFraction: Number(summary.clipFraction.toFixed(3)),
         wallS: summary.wallS,
       },
       'round finished',
