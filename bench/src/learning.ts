@@ -18,6 +18,7 @@ interface Report {
   policy_version: number;
   by_difficulty_last3: unknown;
   counters: Record<string, number>;
+  last_epoch_clip?: { mean: number; max: number };
 }
 
 export async function learningBench(args: string[]): Promise<Record<string, unknown>> {
@@ -45,6 +46,9 @@ export async function learningBench(args: string[]): Promise<Record<string, unkn
     policy_version: report.policy_version,
     by_difficulty_last3: report.by_difficulty_last3,
     rollouts: report.counters['dispatched'] ?? 0,
+    last_epoch_clip_mean: report.last_epoch_clip?.mean ?? null,
+    last_epoch_clip_max: report.last_epoch_clip?.max ?? null,
+    trust_kl: process.env['OWRL_TRUST_KL'] ?? 'default',
     wall_s: Number(((Date.now() - t0) / 1000).toFixed(1)),
     curve: report.curve,
   };

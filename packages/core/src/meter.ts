@@ -31,7 +31,7 @@ export interface Histogram<L extends string = never> {
 export interface MetricSpec<L extends string = never> {
   /**
    * Prometheus name with its unit: counters end in `_total`, histograms in a base unit
-   * (`_seconds`, `_bytes`, `_ratio`, `_steps`, `_tokens`), e.g. `owrl_actor_episode_seconds`.
+   * (`_seconds`, `_bytes`, `_ratio`, `_steps`, `_tokens`, `_versions`), e.g. `owrl_actor_episode_seconds`.
    */
   name: string;
   help: string;
@@ -56,7 +56,7 @@ export interface Meter {
 export type MetricKind = 'counter' | 'gauge' | 'histogram';
 
 /** Base units a histogram name may end in. */
-export const HISTOGRAM_UNITS = ['seconds', 'bytes', 'ratio', 'steps', 'tokens'] as const;
+export const HISTOGRAM_UNITS = ['seconds', 'bytes', 'ratio', 'steps', 'tokens', 'versions'] as const;
 
 /** Seconds: from 50 ms steps to 30-minute episodes. */
 export const EPISODE_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800];

@@ -1,6 +1,9 @@
 // GRPO update of the pointer policy: dynamic sampling (drop groups with equal rewards), group
 // advantages applied to every step of a trajectory, `epochs` passes of the clipped objective in
-// `minibatches` chunks, each followed by an Adam step.
+// `minibatches` chunks, each followed by an Adam step inside a KL trust region: when a step takes
+// the policy further than `trustKl` from the behaviour policy (approximate KL over the chunk's
+// actions, on top of any divergence the batch already had, e.g. from staleness), the step is
+// halved (backtracking line search) until it fits, so that no epoch overshoots into the clip.
 import { DEFAULTS } from '@owrl/core';
 import { SparseGradient, type PointerModel } from '@owrl/policy';
 import { type Adam } from './adam.js';
@@ -25,13 +28,41 @@ export interface GrpoTrainerOptions {
   /** Minibatches per epoch (one Adam step each); default 1. */
   minibatches?: number;
   advantageEps?: number;
+  /**
+   * Trust region: the most approximate KL(behaviour ‖ new) one update may add over its actions;
+   * a step beyond it is halved until it fits. 0 turns the rule off. Default DEFAULT_TRUST_KL.
+   */
+  trustKl?: number;
+  /** Halvings of one step before it is dropped (scale 0); default 10. */
+  maxBacktracks?: number;
 }
 
+/** Default trust region of one update (approximate KL per action). */
+export const DEFAULT_TRUST_KL = 0.1;
+
+/** Update health of one PPO epoch (the fields of proto EpochStat). */
 export interface EpochStats {
+  /** 1-based epoch number. */
+  epoch: number;
+  /** Clipped surrogate loss before the epoch's step(s), action-weighted over minibatches. */
   loss: number;
+  /** Fraction of actions whose clipped branch is active, before the epoch's step(s). */
   clipFraction: number;
+  /** Approximate KL(behaviour ‖ current) before the epoch's step(s). */
   approxKl: number;
+  /** Approximate KL(behaviour ‖ new) after the epoch's step(s). */
+  approxKlAfter: number;
+  /** Largest L2 norm of a minibatch gradient. */
   gradNorm: number;
+  /** Mean importance ratio before the epoch's step(s) (1 in the first epoch of an on-policy update). */
+  meanRatio: number;
+  /** Effective learning rate: Adam's lr times the mean step scale the trust region allowed. */
+  learningRate: number;
+  /** Mean fraction of the Adam step kept by the trust region (1 = full step). */
+  stepScale: number;
+  /** Backtracking halvings made in this epoch (all minibatches). */
+  backtracks: number;
+  actions: number;
 }
 
 export interface UpdateStats {
@@ -52,6 +83,8 @@ export class GrpoTrainer {
   readonly clipLow: number;
   readonly clipHigh: number;
   readonly advantageEps: number;
+  readonly trustKl: number;
+  readonly maxBacktracks: number;
   private readonly grad: SparseGradient;
 
   constructor(
@@ -64,6 +97,12 @@ export class GrpoTrainer {
     this.clipLow = opts.clipLow ?? DEFAULTS.clipLow;
     this.clipHigh = opts.clipHigh ?? DEFAULTS.clipHigh;
     this.advantageEps = opts.advantageEps ?? DEFAULTS.advantageEps;
+    this.trustKl = opts.trustKl ?? DEFAULT_TRUST_KL;
+    this.maxBacktracks = opts.maxBacktracks ?? 10;
+    if (!(this.trustKl >= 0) || !Number.isFinite(this.trustKl)) throw new RlError(RlErrorCode.InvalidArgument, `trustKl is ${this.trustKl}; expected a finite number >= 0`);
+    if (!Number.isInteger(this.maxBacktracks) || this.maxBacktracks < 0) {
+      throw new RlError(RlErrorCode.InvalidArgument, `maxBacktracks is ${this.maxBacktracks}; expected an integer >= 0`);
+    }
     if (!Number.isInteger(this.epochs) || this.epochs < 1) throw new RlError(RlErrorCode.InvalidArgument, `epochs is ${this.epochs}; expected an integer >= 1`);
     if (!Number.isInteger(this.minibatches) || this.minibatches < 1) {
       throw new RlError(RlErrorCode.InvalidArgument, `minibatches is ${this.minibatches}; expected an integer >= 1`);
@@ -103,22 +142,73 @@ export class GrpoTrainer {
     const actions = nonEmpty.reduce((a, c) => a + c.length, 0);
     const epochs: EpochStats[] = [];
     if (actions > 0) {
+      const clip = { clipLow: this.clipLow, clipHigh: this.clipHigh };
+      // KL each chunk had before this update (0 on-policy; > 0 for stale behaviour log-probs).
+      const klStart: number[] = [];
       for (let e = 0; e < this.epochs; e++) {
-        const st: EpochStats = { loss: 0, clipFraction: 0, approxKl: 0, gradNorm: 0 };
-        for (const chunk of nonEmpty) {
+        const st: EpochStats = {
+          epoch: e + 1,
+          loss: 0,
+          clipFraction: 0,
+          approxKl: 0,
+          approxKlAfter: 0,
+          gradNorm: 0,
+          meanRatio: 0,
+          learningRate: 0,
+          stepScale: 0,
+          backtracks: 0,
+          actions,
+        };
+        nonEmpty.forEach((chunk, ci) => {
           this.grad.clear();
-          const r = grpoObjective(this.model, chunk, { clipLow: this.clipLow, clipHigh: this.clipHigh }, this.grad);
-          const s = this.optimizer.step(this.model.weights, this.grad);
+          const r = grpoObjective(this.model, chunk, clip, this.grad);
+          if (e === 0) klStart[ci] = r.approxKl;
+          const s = this.trustStep(chunk, (klStart[ci] ?? 0) + this.trustKl);
           const w = chunk.length / actions;
           st.loss += r.loss * w;
           st.clipFraction += r.clipFraction * w;
           st.approxKl += r.approxKl * w;
+          st.meanRatio += r.meanRatio * w;
+          st.approxKlAfter += s.klAfter * w;
+          st.stepScale += s.scale * w;
+          st.backtracks += s.backtracks;
           st.gradNorm = Math.max(st.gradNorm, s.gradNorm);
-        }
+        });
+        st.learningRate = this.optimizer.lr * st.stepScale;
         epochs.push(st);
       }
       this.grad.clear();
     }
     return { groups: groups.length, fates, trajectories, actions, meanReward, updated: actions > 0, epochs };
+  }
+
+  /**
+   * One Adam step along the gradient in `this.grad`, shortened (halved, up to maxBacktracks
+   * times, then dropped) while the chunk's approximate KL from the behaviour policy exceeds
+   * `limit`. Adam's moments keep the full gradient; only the applied displacement is scaled.
+   */
+  private trustStep(chunk: readonly GrpoSample[], limit: number): { gradNorm: number; scale: number; backtracks: number; klAfter: number } {
+    const weights = this.model.weights;
+    const idx = this.grad.indices.slice();
+    const before = Float32Array.from(idx, (i) => weights[i] ?? 0);
+    const { gradNorm } = this.optimizer.step(weights, this.grad);
+    let klAfter = grpoObjective(this.model, chunk, { clipLow: this.clipLow, clipHigh: this.clipHigh }).approxKl;
+    if (this.trustKl === 0 || klAfter <= limit) return { gradNorm, scale: 1, backtracks: 0, klAfter };
+    const delta = Float32Array.from(idx, (i, k) => (weights[i] ?? 0) - (before[k] ?? 0));
+    let scale = 1;
+    let backtracks = 0;
+    while (klAfter > limit) {
+      if (backtracks === this.maxBacktracks) {
+        scale = 0;
+        idx.forEach((i, k) => (weights[i] = before[k] ?? 0));
+        klAfter = grpoObjective(this.model, chunk, { clipLow: this.clipLow, clipHigh: this.clipHigh }).approxKl;
+        break;
+      }
+      scale /= 2;
+      backtracks++;
+      idx.forEach((i, k) => (weights[i] = (before[k] ?? 0) + scale * (delta[k] ?? 0)));
+      klAfter = grpoObjective(this.model, chunk, { clipLow: this.clipLow, clipHigh: this.clipHigh }).approxKl;
+    }
+    return { gradNorm, scale, backtracks, klAfter };
   }
 }

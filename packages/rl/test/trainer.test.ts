@@ -39,6 +39,53 @@ void describe('GrpoTrainer', () => {
     assert.ok(p1 > 0.8, `p(rewarded) = ${p1}`);
   });
 
+  void it('reports per-epoch health: the first epoch of an on-policy update has mean ratio 1 and KL 0', () => {
+    const m = new PointerModel({ dim: 4 });
+    const t = new GrpoTrainer(m, new Adam(4, { lr: 0.1 }), { epochs: 3, trustKl: 0 });
+    const s = t.update([{ rewards: [1, 0, 0], trajectories: [{ steps: [step(m, 1), step(m, 1)] }, { steps: [step(m, 0)] }, { steps: [step(m, 0), step(m, 1)] }] }]);
+    assert.deepEqual(s.epochs.map((e) => e.epoch), [1, 2, 3]);
+    const [e1, e2] = s.epochs;
+    assert.ok(e1 && e2);
+    assert.ok(Math.abs(e1.meanRatio - 1) < 1e-12, `mean ratio ${e1.meanRatio}`);
+    assert.ok(Math.abs(e1.approxKl) < 1e-12);
+    assert.equal(e1.clipFraction, 0);
+    assert.ok(e1.gradNorm > 0);
+    assert.equal(e1.actions, 5);
+    assert.equal(e1.learningRate, 0.1, 'no trust region: the full Adam step');
+    // The policy moved: the second epoch sees ratios away from 1 and a positive KL, equal to the
+    // first epoch's KL after its step.
+    assert.ok(e2.approxKl > 1e-4, `kl ${e2.approxKl}`);
+    assert.ok(Math.abs(e2.approxKl - e1.approxKlAfter) < 1e-9);
+    assert.notEqual(e2.meanRatio, 1);
+  });
+
+  void it('keeps every step inside the KL trust region by halving it', () => {
+    const groups = (m: PointerModel) => [
+      { rewards: [1, 0, 0, 1], trajectories: [{ steps: [step(m, 1), step(m, 1)] }, { steps: [step(m, 0)] }, { steps: [step(m, 0), step(m, 0)] }, { steps: [step(m, 1)] }] },
+    ];
+    // An overshooting learning rate: without the rule one step goes far beyond the clip range.
+    const free = new PointerModel({ dim: 4 });
+    const f = new GrpoTrainer(free, new Adam(4, { lr: 2 }), { epochs: 2, trustKl: 0 }).update(groups(free));
+    assert.ok((f.epochs[0]?.approxKlAfter ?? 0) > 0.2, `unbounded step: kl ${f.epochs[0]?.approxKlAfter}`);
+    assert.ok((f.epochs[1]?.clipFraction ?? 0) > 0.4, `unbounded step clips ${f.epochs[1]?.clipFraction}`);
+
+    const m = new PointerModel({ dim: 4 });
+    const s = new GrpoTrainer(m, new Adam(4, { lr: 2 }), { epochs: 2, trustKl: 0.01 }).update(groups(m));
+    for (const e of s.epochs) {
+      assert.ok(e.approxKlAfter <= 0.01 + 1e-12, `epoch ${e.epoch}: kl after ${e.approxKlAfter}`);
+      assert.ok(e.learningRate <= 2 && e.learningRate === 2 * e.stepScale);
+    }
+    assert.ok((s.epochs[0]?.backtracks ?? 0) > 0 && (s.epochs[0]?.stepScale ?? 1) < 1);
+    assert.ok((s.epochs[0]?.approxKlAfter ?? 0) > 0, 'the shortened step still moves the policy');
+    assert.equal(s.epochs[1]?.clipFraction, 0, 'the last epoch starts inside the clip range');
+  });
+
+  void it('rejects a negative or non-finite trust region', () => {
+    const m = new PointerModel({ dim: 4 });
+    assert.throws(() => new GrpoTrainer(m, new Adam(4), { trustKl: -1 }), /trustKl is -1/);
+    assert.throws(() => new GrpoTrainer(m, new Adam(4), { trustKl: Number.NaN }), /trustKl is NaN/);
+  });
+
   void it('rejects groups whose rewards and trajectories disagree', () => {
     const m = new PointerModel({ dim: 4 });
     const t = new GrpoTrainer(m, new Adam(4));

@@ -24,6 +24,7 @@ export function formatRound(r: RoundSummary, total: bigint | number): string {
     `[${byD}]`,
     `terminations ${kv(r.terminations)}`,
     Object.keys(r.excluded).length ? `excluded ${kv(r.excluded)}` : '',
+    r.epochs.length ? `update ${r.epochs.map((e) => `e${e.epoch}: clip ${pct(e.clipFraction).trim()} kl ${e.approxKl.toFixed(3)} lr ${e.learningRate.toPrecision(2)}`).join(', ')}` : '',
     `${r.wallS.toFixed(1)}s`,
   ]
     .filter(Boolean)

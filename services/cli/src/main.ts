@@ -1,4 +1,4 @@
-// owrl command line: demo, status, tasks, blacklist, judge.
+// owrl command line: demo, status, watch, pause/resume, groups, trajectory, tasks, blacklist, judge.
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { runBlacklistCommand } from './blacklist-cmd.js';
 import { runDemo } from './demo/demo.js';
 import { formatState } from './format.js';
 import { LearnerClientHandle } from './learner-client.js';
+import { runRunCommand } from './run-cmd.js';
 import { runTasksCommand } from './tasks-cmd.js';
 import { runJudgeCommand } from './judge-cmd.js';
 import { UsageError } from './usage.js';
@@ -23,6 +24,15 @@ usage:
       sites, learner, judge and actors as separate processes, and prints progress per round.
   owrl status [--learner HOST:PORT] [--json]
       Print the run state of a learner over gRPC (default: the latest demo run, else 127.0.0.1:50051).
+  owrl watch [--learner HOST:PORT] [--json] [--since VERSION] [--count N]
+      Follow the run live (WatchRun): the state after every change until the run ends; --json
+      prints one event per line. A dropped stream resumes from the last version seen.
+  owrl pause [--reason TEXT] | owrl resume   [--learner HOST:PORT] [--token T] [--json]
+      Stop / restart dispatching new rollouts (token: --token or OWRL_CONTROL_TOKEN).
+  owrl groups ROUND [--learner HOST:PORT] [--json]
+      The groups of a round (0-based): task, fate, rewards, advantages, trajectory ids.
+  owrl trajectory ID [--learner HOST:PORT] [--json]
+      One scored trajectory step by step (--json: the whole message as proto3 JSON).
   owrl tasks validate FILE... | sample --suite NAME --n N [...] | suites | import --format F FILE
       Check JSONL task files, print tasks of a bundled suite as JSONL, list the suites, import
       WebVoyager / Online-Mind2Web task files (owrl tasks help).
@@ -111,6 +121,16 @@ async function main(argv: string[]): Promise<number> {
       }
       return 0;
     }
+    case 'watch':
+    case 'pause':
+    case 'resume':
+    case 'groups':
+    case 'trajectory':
+      return await runRunCommand(cmd, rest, {
+        out: (line) => process.stdout.write(line + '\n'),
+        defaultLearner: () => latestDemoAddress(path.resolve('runs')) ?? '127.0.0.1:50051',
+        tty: process.stdout.isTTY,
+      });
     case 'tasks':
       return await runTasksCommand(rest);
     case 'blacklist':

@@ -1,5 +1,6 @@
 // Learner configuration from the environment (OWRL_* variables), with the recipe's defaults.
 import { parseCrashAt, type CrashSpec } from './crash-point.js';
+import { DEFAULT_TRUST_KL } from '@owrl/rl';
 import { DEFAULTS, envBool, envInt, envList, envNumber, envString, ConfigError, type CurriculumStage } from '@owrl/core';
 
 export interface LearnerConfig {
@@ -18,6 +19,8 @@ export interface LearnerConfig {
   ppoEpochs: number;
   clipLow: number;
   clipHigh: number;
+  /** Trust region of one update: most approximate KL from the behaviour policy (0 = off). */
+  trustKl: number;
   tasksFile: string;
   sitesUrl: string;
   suites: string[];
@@ -85,6 +88,7 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     ppoEpochs: envInt('OWRL_PPO_EPOCHS', DEFAULTS.ppoEpochs, env, 1),
     clipLow: envNumber('OWRL_CLIP_LOW', DEFAULTS.clipLow, env, { min: 0 }),
     clipHigh: envNumber('OWRL_CLIP_HIGH', DEFAULTS.clipHigh, env, { min: 0 }),
+    trustKl: envNumber('OWRL_TRUST_KL', DEFAULT_TRUST_KL, env, { min: 0 }),
     tasksFile: envString('OWRL_TASKS_FILE', '', env),
     sitesUrl: envString('OWRL_SITES_URL', '', env),
     suites: envList('OWRL_SUITES', ['shop'], env),

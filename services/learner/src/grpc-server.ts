@@ -1,24 +1,28 @@
-// gRPC server of the learner: owrl.v1.Learner (run state queries and control) and the standard
-// grpc.health.v1 service. Mutating calls need the control token (metadata `authorization:
-// Bearer <token>`).
+// gRPC server of the learner: owrl.v1.Learner (run state queries and control), the standard
+// grpc.health.v1 service and server reflection (grpc.reflection.v1, also under the v1alpha name
+// older clients ask for). Mutating calls need the control token (metadata `authorization:
+// Bearer <token>`). Handlers are typed by the generated service descriptors.
+//
+// WatchRun sends whole states: a snapshot, then the latest state after each change. A slow
+// client never makes the learner buffer a backlog: while `maxBuffered` events wait to be sent,
+// further changes only mark the stream dirty and the next event carries the state current at the
+// time it is written (latest wins; intermediate versions are skipped, versions only increase).
 import * as grpc from '@grpc/grpc-js';
 import {
-  grpcServiceDefinition,
   health,
   Learner,
   make,
+  reflection,
+  ReflectionIndex,
   RunEventSchema,
-  type GetTrajectoryRequest,
-  type ListGroupsRequest,
   type ListGroupsResponse,
-  type PauseRunRequest,
   type RunEvent,
-  type RunState,
   type ScoredTrajectory,
   type WatchRunRequest,
 } from '@owrl/proto';
 import type { Logger } from '@owrl/telemetry';
-import type { RunStateStore } from './run-state-store.js';
+import type { ChangeKind, RunStateStore } from './run-state-store.js';
+import { addTypedService, type ServiceImplementation } from './typed-service.js';
 
 export interface LearnerControl {
   listGroups(round: number): ListGroupsResponse;
@@ -33,9 +37,19 @@ export interface LearnerGrpcOptions {
   /** Control token for PauseRun/ResumeRun; when empty those calls are refused. */
   controlToken: string;
   logger: Logger;
+  /** WatchRun events a stream may have written but not yet sent before it coalesces; default 2. */
+  watchMaxBuffered?: number;
 }
 
-type Unary<Req, Res> = grpc.handleUnaryCall<Req, Res>;
+/** Counters of the WatchRun streams (for tests and metrics). */
+export interface WatchStats {
+  /** Streams open now. */
+  open: number;
+  /** Events written to clients. */
+  sent: number;
+  /** Changes folded into a later event because the client was behind. */
+  coalesced: number;
+}
 
 function statusError(code: grpc.status, details: string): grpc.ServiceError {
   return Object.assign(new Error(details), { code, details, metadata: new grpc.Metadata() });
@@ -46,14 +60,19 @@ export class LearnerGrpcServer {
   private healthStatus: health.HealthCheckResponse_ServingStatus = health.HealthCheckResponse_ServingStatus.NOT_SERVING;
   private readonly healthWatchers = new Set<grpc.ServerWritableStream<health.HealthCheckRequest, health.HealthCheckResponse>>();
   port = 0;
+  readonly watchStats: WatchStats = { open: 0, sent: 0, coalesced: 0 };
 
   constructor(
     private readonly store: RunStateStore,
     private readonly control: LearnerControl,
     private readonly opts: LearnerGrpcOptions,
   ) {
-    this.server.addService(grpcServiceDefinition(Learner) as unknown as grpc.ServiceDefinition, this.learnerImpl());
-    this.server.addService(grpcServiceDefinition(health.Health) as unknown as grpc.ServiceDefinition, this.healthImpl());
+    addTypedService(this.server, Learner, this.learnerImpl());
+    addTypedService(this.server, health.Health, this.healthImpl());
+    const index = new ReflectionIndex([Learner, health.Health, reflection.ServerReflection]);
+    const reflect = this.reflectionImpl(index);
+    addTypedService(this.server, reflection.ServerReflection, reflect);
+    addTypedService(this.server, reflection.ServerReflection, reflect, 'grpc.reflection.v1alpha.ServerReflection');
   }
 
   async start(): Promise<number> {
@@ -86,54 +105,108 @@ export class LearnerGrpcServer {
     return null;
   }
 
-  private learnerImpl(): grpc.UntypedServiceImplementation {
-    const getRunState: Unary<unknown, RunState> = (_call, cb) => cb(null, this.store.get());
-    const watchRun = (call: grpc.ServerWritableStream<WatchRunRequest, RunEvent>): void => {
-      const send = (kind: string) => {
-        const state = this.store.get();
-        call.write(make(RunEventSchema, { resourceVersion: state.resourceVersion, state, kind }));
-      };
-      const since = call.request.sinceResourceVersion;
-      if (since === 0n || this.store.get().resourceVersion > since) send('snapshot');
-      const off = this.store.onChange((kind) => send(kind));
-      call.on('cancelled', off);
-      call.on('close', off);
+  private learnerImpl(): ServiceImplementation<typeof Learner> {
+    return {
+      getRunState: (_call, cb) => cb(null, this.store.get()),
+      watchRun: (call) => this.watch(call),
+      listGroups: (call, cb) => cb(null, this.control.listGroups(Number(call.request.round))),
+      getTrajectory: (call, cb) => {
+        const t = this.control.getTrajectory(call.request.trajectoryId);
+        if (!t) cb(statusError(grpc.status.NOT_FOUND, `trajectory ${JSON.stringify(call.request.trajectoryId)} is not held by the learner (unknown id or an old round)`));
+        else cb(null, t);
+      },
+      pauseRun: (call, cb) => {
+        const err = this.authorize(call);
+        if (err) return cb(err);
+        this.control.pause(call.request.reason);
+        this.opts.logger.info({ reason: call.request.reason }, 'run paused over gRPC');
+        cb(null, this.store.get());
+      },
+      resumeRun: (call, cb) => {
+        const err = this.authorize(call);
+        if (err) return cb(err);
+        this.control.resume();
+        this.opts.logger.info({}, 'run resumed over gRPC');
+        cb(null, this.store.get());
+      },
     };
-    const listGroups: Unary<ListGroupsRequest, ListGroupsResponse> = (call, cb) => cb(null, this.control.listGroups(Number(call.request.round)));
-    const getTrajectory: Unary<GetTrajectoryRequest, ScoredTrajectory> = (call, cb) => {
-      const t = this.control.getTrajectory(call.request.trajectoryId);
-      if (!t) cb(statusError(grpc.status.NOT_FOUND, `trajectory ${JSON.stringify(call.request.trajectoryId)} is not held by the learner (unknown id or an old round)`));
-      else cb(null, t);
-    };
-    const pauseRun: Unary<PauseRunRequest, RunState> = (call, cb) => {
-      const err = this.authorize(call);
-      if (err) return cb(err);
-      this.control.pause(call.request.reason);
-      this.opts.logger.info({ reason: call.request.reason }, 'run paused over gRPC');
-      cb(null, this.store.get());
-    };
-    const resumeRun: Unary<unknown, RunState> = (call, cb) => {
-      const err = this.authorize(call);
-      if (err) return cb(err);
-      this.control.resume();
-      this.opts.logger.info({}, 'run resumed over gRPC');
-      cb(null, this.store.get());
-    };
-    return { getRunState, watchRun, listGroups, getTrajectory, pauseRun, resumeRun } as unknown as grpc.UntypedServiceImplementation;
   }
 
-  private healthImpl(): grpc.UntypedServiceImplementation {
+  /**
+   * One WatchRun stream. `since_resource_version` = 0 starts with a snapshot; a version the client
+   * already holds (the current one) resumes with the next change only; any other version (older,
+   * or from before a learner restart) resumes with a snapshot of the current state, since every
+   * event carries the whole state.
+   */
+  private watch(call: grpc.ServerWritableStream<WatchRunRequest, RunEvent>): void {
+    const maxBuffered = Math.max(1, this.opts.watchMaxBuffered ?? 2);
+    const stats = this.watchStats;
+    let pending = 0; // written, not yet handed to the transport
+    let dirty: ChangeKind | 'snapshot' | null = null;
+    let folded = 0;
+    let closed = false;
+    let sentVersion = -1n;
+    const flush = () => {
+      if (closed || dirty === null || pending >= maxBuffered) return;
+      const state = this.store.get();
+      const kind = folded > 1 ? 'coalesced' : dirty;
+      dirty = null;
+      folded = 0;
+      if (state.resourceVersion <= sentVersion) return;
+      sentVersion = state.resourceVersion;
+      pending++;
+      stats.sent++;
+      call.write(make(RunEventSchema, { resourceVersion: state.resourceVersion, state, kind }), () => {
+        pending--;
+        flush();
+      });
+    };
+    const mark = (kind: ChangeKind | 'snapshot') => {
+      if (dirty !== null) stats.coalesced++;
+      dirty = kind;
+      folded++;
+      // Changes made in one turn of the event loop go out as one event.
+      setImmediate(flush);
+    };
+    const since = call.request.sinceResourceVersion;
+    if (since === 0n || since !== this.store.get().resourceVersion) mark('snapshot');
+    else sentVersion = since;
+    const off = this.store.onChange((kind) => mark(kind));
+    stats.open++;
+    const end = () => {
+      if (closed) return;
+      closed = true;
+      stats.open--;
+      off();
+    };
+    call.on('cancelled', end);
+    call.on('close', end);
+    call.on('error', end);
+  }
+
+  private healthImpl(): ServiceImplementation<typeof health.Health> {
     const known = (service: string) => service === '' || service === 'owrl.v1.Learner';
-    const check: Unary<health.HealthCheckRequest, health.HealthCheckResponse> = (call, cb) => {
-      if (!known(call.request.service)) return cb(statusError(grpc.status.NOT_FOUND, `unknown service ${call.request.service}`));
-      cb(null, make(health.HealthCheckResponseSchema, { status: this.healthStatus }));
+    return {
+      check: (call, cb) => {
+        if (!known(call.request.service)) return cb(statusError(grpc.status.NOT_FOUND, `unknown service ${call.request.service}`));
+        cb(null, make(health.HealthCheckResponseSchema, { status: this.healthStatus }));
+      },
+      watch: (call) => {
+        const status = known(call.request.service) ? this.healthStatus : health.HealthCheckResponse_ServingStatus.SERVICE_UNKNOWN;
+        call.write(make(health.HealthCheckResponseSchema, { status }));
+        this.healthWatchers.add(call);
+        call.on('cancelled', () => this.healthWatchers.delete(call));
+      },
     };
-    const watch = (call: grpc.ServerWritableStream<health.HealthCheckRequest, health.HealthCheckResponse>): void => {
-      const status = known(call.request.service) ? this.healthStatus : health.HealthCheckResponse_ServingStatus.SERVICE_UNKNOWN;
-      call.write(make(health.HealthCheckResponseSchema, { status }));
-      this.healthWatchers.add(call);
-      call.on('cancelled', () => this.healthWatchers.delete(call));
+  }
+
+  private reflectionImpl(index: ReflectionIndex): ServiceImplementation<typeof reflection.ServerReflection> {
+    return {
+      serverReflectionInfo: (call) => {
+        call.on('data', (req: reflection.ServerReflectionRequest) => call.write(index.answer(req)));
+        call.on('end', () => call.end());
+        call.on('error', () => call.end());
+      },
     };
-    return { check, watch } as unknown as grpc.UntypedServiceImplementation;
   }
 }

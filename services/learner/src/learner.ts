@@ -43,6 +43,7 @@ import type { LearnerMetrics } from './metrics.js';
 import { PolicyPublisher } from './publisher.js';
 import { RoundLedger, type GroupState } from './round-ledger.js';
 import { RoundStats } from './round-stats.js';
+import { recordUpdateHealth } from './update-health.js';
 import type { RunStateStore } from './run-state-store.js';
 import type { TaskScheduler } from './scheduler.js';
 
@@ -389,6 +390,7 @@ export class Learner {
       }
       const res = ledger.ingest(ev.scored);
       stats.ingested(ev.scored, res);
+      this.observeLags(ev.scored, res.kind);
       stats.inFlight(ledger.inFlight());
       if (res.kind === 'duplicate' || res.kind === 'late') {
         if (res.kind === 'late') this.saveRound(ledger, stats);
@@ -425,15 +427,18 @@ export class Learner {
     const kept = ledger.byFate('kept');
     const summary = this.summarize(ledger, round, maxSteps, stats);
     if (kept.length > 0) {
+      const tu = Date.now();
       const u = this.publisher.update(kept);
-      summary.loss = u.loss;
-      summary.clipFraction = u.clipFraction;
+      recordUpdateHealth(summary, u.epochs, this.d.metrics);
+      summary.updateS = (Date.now() - tu) / 1000;
+      this.d.metrics.updateSeconds.observe(summary.updateS);
       this.crash.hit('after_update');
       this.policyVersion += 1;
       store.mutable.counters!.updates += 1n;
     }
     summary.wallS = (Date.now() - t0) / 1000;
     this.d.metrics.successRate.set(summary.successRate);
+    this.d.metrics.rewardMean.set(meanReward(ledger));
     store.change('update', (s) => {
       s.rounds.push(summary);
       s.policyVersion = BigInt(this.policyVersion);
@@ -459,7 +464,12 @@ export class Learner {
       },
     });
     this.settled = new Set(settledIds);
-    if (kept.length > 0) await this.publisher.publish(this.policyVersion);
+    if (kept.length > 0) {
+      const tp = Date.now();
+      await this.publisher.publish(this.policyVersion);
+      summary.publishS = (Date.now() - tp) / 1000;
+      this.d.metrics.weightSyncSeconds.observe(summary.publishS);
+    }
     this.d.metrics.policyVersion.set(this.policyVersion);
     // Lossless: the round's scored trajectories are acked only now that the update is checkpointed.
     await this.ack(deliveries);
@@ -477,6 +487,14 @@ export class Learner {
       'round finished',
     );
     return { ledger, end: 'finished' };
+  }
+
+  /** Queue lag of every ingested result; staleness of the trainable ones. */
+  private observeLags(scored: ScoredTrajectory, kind: string): void {
+    const traj = scored.trajectory;
+    const req = traj?.request;
+    if (req && traj.startedAtMs > 0n && req.dispatchedAtMs > 0n) this.d.metrics.queueLagSeconds.observe(Math.max(0, Number(traj.startedAtMs - req.dispatchedAtMs) / 1000));
+    if (kind === 'trainable' && traj) this.d.metrics.staleness.observe(Math.max(0, this.policyVersion - Number(traj.policyVersion)));
   }
 
   /** The round's summary, computed once from the ledger's decided groups. */
@@ -540,4 +558,18 @@ export class Learner {
     });
     return n;
   }
+}
+
+/** Mean reward of the round's scored rollouts (0 when none). */
+function meanReward(ledger: RoundLedger): number {
+  let sum = 0;
+  let n = 0;
+  for (const g of ledger.groups.values()) {
+    for (const s of g.samples) {
+      if (s.status !== 'done' || !s.scored) continue;
+      sum += s.scored.verdict?.reward ?? 0;
+      n += 1;
+    }
+  }
+  return n > 0 ? sum / n : 0;
 }

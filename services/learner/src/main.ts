@@ -40,7 +40,7 @@ runService({
     const restored = config.resume ? checkpoints.load(model.dim) : null;
     if (restored) model.weights.set(restored.weights);
     const optimizer = restored?.optimizer ?? new Adam(model.dim, config.learningRate > 0 ? { lr: config.learningRate } : {});
-    const trainer = new GrpoTrainer(model, optimizer, { epochs: config.ppoEpochs, clipLow: config.clipLow, clipHigh: config.clipHigh });
+    const trainer = new GrpoTrainer(model, optimizer, { epochs: config.ppoEpochs, clipLow: config.clipLow, clipHigh: config.clipHigh, trustKl: config.trustKl });
     const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost });
     const artifactUrl = await artifacts.start();
 

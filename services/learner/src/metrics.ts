@@ -1,5 +1,7 @@
-// Metrics of the learner (RL signals included), created on the injected meter.
-import type { Counter, Gauge, Meter } from '@owrl/core';
+// Metrics of the learner (RL signals included), created on the injected meter. Names carry their
+// base unit (seconds, ratio, versions; KL in nats); per-epoch update health is labelled by the
+// PPO epoch (1-based) and shows the latest update.
+import { EPISODE_BUCKETS, FAST_BUCKETS, type Counter, type Gauge, type Histogram, type Meter } from '@owrl/core';
 
 export interface LearnerMetrics {
   dispatched: Counter;
@@ -17,9 +19,34 @@ export interface LearnerMetrics {
   dropped: Counter<'cause'>;
   /** Time a full stream held the learner back. */
   backpressureSeconds: Counter;
+  /** Mean reward of the last round's trainable rollouts. */
+  rewardMean: Gauge;
+  /** Update health of the latest update, per PPO epoch. */
+  clipFraction: Gauge<'epoch'>;
+  approxKl: Gauge<'epoch'>;
+  gradNorm: Gauge<'epoch'>;
+  meanRatio: Gauge<'epoch'>;
+  loss: Gauge<'epoch'>;
+  learningRate: Gauge<'epoch'>;
+  /** Clip fraction of the last epoch of every update (distribution over the run). */
+  clipFractionLast: Histogram;
+  /** Backtracking halvings of the KL trust region. */
+  trustBacktracks: Counter;
+  /** Policy versions between the one a trained trajectory was produced with and the one it trains. */
+  staleness: Histogram;
+  /** Time of the trainer's update (PPO epochs). */
+  updateSeconds: Histogram;
+  /** Export + store + pointer publication of one policy version. */
+  weightSyncSeconds: Histogram;
+  /** Time a rollout request waited in OWRL_TASKS before an actor started it. */
+  queueLagSeconds: Histogram;
 }
 
+const RATIO_BUCKETS = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1];
+const STALENESS_BUCKETS = [0, 1, 2, 3, 4, 6, 8, 16];
+
 export function createLearnerMetrics(meter: Meter): LearnerMetrics {
+  const epoch = ['epoch'] as const;
   return {
     dispatched: meter.counter({ name: 'owrl_learner_rollouts_dispatched_total', help: 'Rollout requests published' }),
     terminations: meter.counter({ name: 'owrl_learner_terminations_total', help: 'Ingested trajectories by termination class and host', labelNames: ['class', 'host'] }),
@@ -32,5 +59,18 @@ export function createLearnerMetrics(meter: Meter): LearnerMetrics {
     dropped: meter.counter({ name: 'owrl_learner_results_dropped_total', help: 'Scored results not used, by cause (duplicate, other_round, superseded, task_mismatch, ...)', labelNames: ['cause'] }),
     backpressureSeconds: meter.counter({ name: 'owrl_learner_backpressure_seconds_total', help: 'Time publishing was held back by a full stream' }),
     cancelled: meter.counter({ name: 'owrl_learner_redispatch_cancelled_total', help: 'Re-dispatches not made because the task host is blacklisted', labelNames: ['reason'] }),
+    rewardMean: meter.gauge({ name: 'owrl_learner_reward_mean', help: 'Mean reward (0..1) of the last round over its trainable rollouts' }),
+    clipFraction: meter.gauge({ name: 'owrl_learner_update_clip_fraction_ratio', help: 'Fraction of actions whose clipped branch is active, per PPO epoch of the latest update', labelNames: epoch }),
+    approxKl: meter.gauge({ name: 'owrl_learner_update_approx_kl_nats', help: 'Approximate KL(behaviour || policy) in nats per action before each PPO epoch of the latest update', labelNames: epoch }),
+    gradNorm: meter.gauge({ name: 'owrl_learner_update_grad_norm', help: 'Largest L2 norm of a minibatch gradient, per PPO epoch of the latest update', labelNames: epoch }),
+    meanRatio: meter.gauge({ name: 'owrl_learner_update_mean_ratio', help: 'Mean importance ratio pi/pi_behaviour per PPO epoch of the latest update (1 in the first on-policy epoch)', labelNames: epoch }),
+    loss: meter.gauge({ name: 'owrl_learner_update_loss', help: 'Clipped surrogate loss per PPO epoch of the latest update', labelNames: epoch }),
+    learningRate: meter.gauge({ name: 'owrl_learner_update_learning_rate', help: 'Effective learning rate (Adam lr times the trust-region step scale) per PPO epoch of the latest update', labelNames: epoch }),
+    clipFractionLast: meter.histogram({ name: 'owrl_learner_last_epoch_clip_fraction_ratio', help: 'Clip fraction of the last PPO epoch of each update', buckets: RATIO_BUCKETS }),
+    trustBacktracks: meter.counter({ name: 'owrl_learner_trust_region_backtracks_total', help: 'Step halvings made by the KL trust region (OWRL_TRUST_KL)' }),
+    staleness: meter.histogram({ name: 'owrl_learner_staleness_versions', help: 'Policy versions between the version a trained trajectory was produced with and the version it trains', buckets: STALENESS_BUCKETS }),
+    updateSeconds: meter.histogram({ name: 'owrl_learner_update_seconds', help: 'Time of one policy update (the PPO epochs of the trainer)', buckets: FAST_BUCKETS }),
+    weightSyncSeconds: meter.histogram({ name: 'owrl_learner_weight_sync_seconds', help: 'Time to export, store and publish one policy version (artifact and KV pointer)', buckets: FAST_BUCKETS }),
+    queueLagSeconds: meter.histogram({ name: 'owrl_learner_queue_lag_seconds', help: 'Time from dispatching a rollout request to an actor starting it', buckets: EPISODE_BUCKETS }),
   };
 }

@@ -5,17 +5,13 @@
 import { make, PolicyArtifactSchema } from '@owrl/proto';
 import type { WeightsPointer } from '@owrl/bus';
 import { exportOnnx, POLICY_KIND, type PointerModel } from '@owrl/policy';
-import type { GrpoTrainer, GroupLike } from '@owrl/rl';
+import type { GrpoTrainer, GroupLike, UpdateStats } from '@owrl/rl';
 import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
 import type { CrashPoints } from './crash-point.js';
 import { withRetry, type RetryOptions } from './failure-policy.js';
 import type { GroupState } from './round-ledger.js';
 
-export interface UpdateStats {
-  loss: number;
-  clipFraction: number;
-}
 
 export class PolicyPublisher {
   constructor(
@@ -39,9 +35,7 @@ export class PolicyPublisher {
         steps: (s.scored?.trajectory?.steps ?? []).flatMap((st) => (st.trace?.kind.case === 'pointer' ? [st.trace.kind.value] : [])),
       })),
     }));
-    const u = this.d.trainer.update(groups);
-    const last = u.epochs[u.epochs.length - 1];
-    return { loss: last?.loss ?? 0, clipFraction: last?.clipFraction ?? 0 };
+    return this.d.trainer.update(groups);
   }
 
   /** Writes the artifact of `version` and moves the pointer to it (never backwards). */

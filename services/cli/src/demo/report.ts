@@ -23,6 +23,10 @@ export interface RunReport {
   /** Excluded rollouts by whom their cause is attributed to: site, uncertain, ours, task, skip, judge. */
   excluded_by_fault: Record<string, number>;
   counters: Record<string, number>;
+  /** Update health per round that trained: one entry per PPO epoch. */
+  update_health: { round: number; epochs: { epoch: number; loss: number; clip_fraction: number; approx_kl: number; grad_norm: number; mean_ratio: number; learning_rate: number }[] }[];
+  /** Clip fraction of the last PPO epoch over the run (mean and max over updates). */
+  last_epoch_clip: { mean: number; max: number };
 }
 
 /**
@@ -79,7 +83,25 @@ export function buildReport(s: RunState, wallS: number): RunReport {
   const counters: Record<string, number> = {};
   for (const [k, v] of Object.entries(s.counters ?? {})) if (typeof v === 'bigint') counters[k] = Number(v);
   const excluded = Object.fromEntries(Object.entries(s.excluded).map(([k, v]) => [k, Number(v)]));
+  const r4 = (x: number) => Number(x.toFixed(4));
+  const health = s.rounds
+    .filter((r) => r.epochs.length > 0)
+    .map((r) => ({
+      round: Number(r.round) + 1,
+      epochs: r.epochs.map((e) => ({
+        epoch: e.epoch,
+        loss: r4(e.loss),
+        clip_fraction: r4(e.clipFraction),
+        approx_kl: r4(e.approxKl),
+        grad_norm: r4(e.gradNorm),
+        mean_ratio: r4(e.meanRatio),
+        learning_rate: Number(e.learningRate.toPrecision(4)),
+      })),
+    }));
+  const lastClips = health.map((h) => h.epochs[h.epochs.length - 1]?.clip_fraction ?? 0);
   return {
+    update_health: health,
+    last_epoch_clip: { mean: r4(mean(lastClips)), max: r4(Math.max(0, ...lastClips)) },
     run_id: s.runId,
     rounds: s.rounds.length,
     policy_version: Number(s.policyVersion),
@@ -167,6 +189,14 @@ By fault (site: counts against the host; uncertain: the site, the network or a s
 | fault | count |
 | --- | --- |
 ${table(r.excluded_by_fault)}
+
+## Update health (per PPO epoch: loss, clip fraction, approximate KL before the epoch, gradient norm, mean ratio, effective learning rate)
+
+Clip fraction of the last epoch: mean ${(r.last_epoch_clip.mean * 100).toFixed(1)} %, max ${(r.last_epoch_clip.max * 100).toFixed(1)} %.
+
+| round | epoch | loss | clip | KL | grad norm | mean ratio | lr |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+${r.update_health.flatMap((h) => h.epochs.map((e) => `| ${h.round} | ${e.epoch} | ${e.loss} | ${(e.clip_fraction * 100).toFixed(1)} % | ${e.approx_kl} | ${e.grad_norm} | ${e.mean_ratio} | ${e.learning_rate} |`)).join('\n') || '| (no update) | | | | | | | |'}
 
 ## Accounting
 
