@@ -31,3 +31,12 @@ export { contextOverflow, errorMessage, isRetryableStatus, type ContextOverflow 
 export { ChatClient, type ChatClientOptions, type ChatOutcome } from './chat-client.js';
 export { OpenAIPolicy, OPENAI_POLICY_KIND, type OpenAIPolicyOptions, type OpenAIPolicyStats } from './openai-policy.js';
 export { openAIPolicyConfigFromEnv, parseCoords, type OpenAIPolicyConfig } from './config.js';
+export {
+  EngineWeightLoader,
+  EngineLoadError,
+  EngineLoadErrorCode,
+  defaultServeName,
+  type EngineWeightLoaderOptions,
+  type LoadedVersion,
+  type WeightEngine,
+} from './engine-loader.js';

@@ -3,3 +3,4 @@
 // disk as ONNX artifacts, and the conversion of the learner's pointer groups to TrainGroups.
 export * from './convert.js';
 export * from './pointer-policy-trainer.js';
+export * from './toy-problem.js';

@@ -10,9 +10,8 @@ import { after, describe, it } from 'node:test';
 import { initialModel } from '@owrl/policy';
 import { create, PolicyTraceSchema, TokenTraceSchema, TrainStepSchema, type TrainGroup } from '@owrl/proto';
 import { Adam, GrpoTrainer } from '@owrl/rl';
-import { PointerPolicyTrainer, samplesOf, toTrainGroups } from '@owrl/pointer-trainer';
+import { PointerPolicyTrainer, readToyArtifact as readArtifact, samplesOf, toTrainGroups, TOY_DIM as DIM, toyHeader as header, toyRollout as rollout } from '@owrl/pointer-trainer';
 import { TrainerError, TrainerErrorCode } from '@owrl/trainer-rpc';
-import { DIM, header, readArtifact, rollout } from './problem.js';
 
 const dirs: string[] = [];
 function tmp(): string {
@@ -39,14 +38,15 @@ function batch(version: bigint, seed: number): TrainGroup[] {
 
 void describe('PointerPolicyTrainer', () => {
   void it('learns: the success rate of rollouts from its artifacts goes up', async () => {
-    const t = new PointerPolicyTrainer({ dir: tmp(), dim: DIM });
+    const t = new PointerPolicyTrainer({ dir: tmp(), dim: DIM, adam: { lr: 0.2 } });
     let model = t.model();
     const rates: number[] = [];
-    for (let v = 0n; v < 12n; v++) {
-      const { groups, success } = rollout(model, { groups: 8, seed: 100 + Number(v), round: Number(v), version: v });
+    let v = 0n;
+    for (let round = 0; round < 12; round++) {
+      const { groups, success } = rollout(model, { groups: 8, seed: 100 + round, round, version: v });
       rates.push(success);
       const kept = toTrainGroups(groups);
-      if (kept.length === 0) continue;
+      if (kept.length === 0) continue; // every group all-equal: nothing to learn from
       const r = await t.train(header(v), kept);
       assert.equal(r.version, v + 1n);
       assert.equal(r.artifact?.kind, 'onnx-pointer');
@@ -55,17 +55,18 @@ void describe('PointerPolicyTrainer', () => {
       // on-policy: the first epoch's ratios are 1 up to float32 rounding of the artifact
       assert.ok(Math.abs((r.epochs[0]?.meanRatio ?? 0) - 1) < 1e-4, `mean ratio ${r.epochs[0]?.meanRatio}`);
       model = readArtifact(r.artifact!);
-      if (t.versions().at(-1) !== v + 1n) assert.fail('the version is not stored');
+      v = r.version;
+      assert.equal(t.versions().at(-1), v);
     }
     const first = (rates[0]! + rates[1]!) / 2;
     const last = (rates.at(-1)! + rates.at(-2)!) / 2;
     assert.ok(first < 0.5, `start ${first}`);
     assert.ok(last >= 0.8 && last > first + 0.3, `success ${rates.map((x) => x.toFixed(2)).join(' ')}`);
     const info = await t.info();
-    assert.equal(info.latestVersion, 12n);
+    assert.equal(info.latestVersion, v);
     assert.deepEqual(info.traceKinds, ['pointer']);
     assert.equal(info.artifactKind, 'onnx-pointer');
-    assert.deepEqual(info.restorableVersions, [8n, 9n, 10n, 11n, 12n]);
+    assert.deepEqual(info.restorableVersions, [v - 4n, v - 3n, v - 2n, v - 1n, v]);
     await t.close();
   });
 

@@ -3,9 +3,10 @@
 // split-off reasoning, per-token logprobs, completion and prompt token ids where the request asks
 // for them, `token_id:N` tokens with vLLM's return_tokens_as_token_ids), the engine's error
 // bodies and context-length wording, and the weight endpoints (vLLM /v1/load_lora_adapter and
-// /v1/unload_lora_adapter, SGLang /update_weights_from_disk and /load_lora_adapter). Scripted per
-// test (replies, slow replies, truncation, 5xx, resets, hangs); records every request (images
-// decoded) and every weight call. A deterministic stand-in tokenizer gives token ids and logprobs.
+// /v1/unload_lora_adapter, SGLang /update_weights_from_disk, /load_lora_adapter and
+// /unload_lora_adapter). Scripted per test (replies, slow replies, truncation, 5xx, resets,
+// hangs); records every request (images decoded) and every weight call. A deterministic
+// stand-in tokenizer gives token ids and logprobs.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -328,6 +329,10 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
     if (p === '/load_lora_adapter' && engine === 'sglang') {
       if (name === '' || dir === '' || !fs.existsSync(dir)) return answer(400, { success: false, error_message: `cannot load LoRA adapter ${JSON.stringify(name)} from ${JSON.stringify(dir)}`, loaded_adapters: {} });
       double.adapters.set(name, dir);
+      return answer(200, { success: true, error_message: '', loaded_adapters: Object.fromEntries(double.adapters) });
+    }
+    if (p === '/unload_lora_adapter' && engine === 'sglang') {
+      if (!double.adapters.delete(name)) return answer(400, { success: false, error_message: `LoRA adapter ${JSON.stringify(name)} is not loaded`, loaded_adapters: Object.fromEntries(double.adapters) });
       return answer(200, { success: true, error_message: '', loaded_adapters: Object.fromEntries(double.adapters) });
     }
     return answer(404, errorBody(404, `Not Found: ${p}`, 'NotFoundError'));

@@ -1,7 +1,14 @@
 // Actor configuration from the environment (the shared NATS_*, OWRL_LOG_LEVEL and
-// OWRL_METRICS_PORT settings are read by the startup path, @owrl/service).
+// OWRL_METRICS_PORT settings are read by the startup path, @owrl/service). OWRL_POLICY picks the
+// policy backend: `pointer` (default, the built-in ONNX policy) or `openai` (a model behind an
+// OpenAI-compatible endpoint, configured by OWRL_POLICY_BASE_URL, OWRL_POLICY_MODEL and the other
+// OWRL_POLICY_* settings of @owrl/llm-policy, all checked here, before the actor starts).
 import os from 'node:os';
-import { envBool, envInt, envList, envString, type Env } from '@owrl/core';
+import { envBool, envInt, envList, envOneOf, envString, type Env } from '@owrl/core';
+import { openAIPolicyConfigFromEnv, type OpenAIPolicyConfig } from '@owrl/llm-policy';
+
+export const POLICY_BACKENDS = ['pointer', 'openai'] as const;
+export type PolicyBackendName = (typeof POLICY_BACKENDS)[number];
 
 export interface ActorConfig {
   actorId: string;
@@ -18,11 +25,18 @@ export interface ActorConfig {
   publishRetryMs: number;
   /** First backoff of a publish retry (doubling, at most 10 s). */
   publishBackoffMs: number;
+  /** Policy backend (OWRL_POLICY); default pointer. */
+  policy?: PolicyBackendName;
+  /** The openai backend's settings (OWRL_POLICY=openai). */
+  openai?: OpenAIPolicyConfig;
 }
 
 /** @throws ConfigError naming the variable. */
 export function loadActorConfig(env: Env): ActorConfig {
+  const policy = envOneOf('OWRL_POLICY', 'pointer', POLICY_BACKENDS, env);
   return {
+    policy,
+    ...(policy === 'openai' ? { openai: openAIPolicyConfigFromEnv(env) } : {}),
     actorId: envString('OWRL_ACTOR_ID', `${os.hostname()}-${process.pid}`, env),
     slots: envInt('OWRL_SLOTS', 4, env, 1),
     allowHosts: envList('OWRL_ALLOW_HOSTS', [], env),

@@ -4,3 +4,4 @@ export * from './config.js';
 export * from './policy-holder.js';
 export * from './trajectory-builder.js';
 export * from './artifact-fetch.js';
+export * from './policy-backends.js';

@@ -4,6 +4,7 @@ import { ensureTopology, ActorRegistry, ScreenshotStore, WeightsPointer } from '
 import { runService } from '@owrl/service';
 import { Actor } from './actor.js';
 import { loadActorConfig } from './config.js';
+import { openaiBackend, pointerBackend } from './policy-backends.js';
 import { PolicyHolder } from './policy-holder.js';
 
 runService({
@@ -14,7 +15,9 @@ runService({
   start: async ({ config, bus, logger, meter }) => {
     await ensureTopology(bus, { logger });
     const pool = new BrowserPool({ executablePath: config.chromiumPath, allowHosts: config.allowHosts, maxEpisodesPerBrowser: config.maxEpisodesPerBrowser, logger });
-    const policies = new PolicyHolder(logger);
+    const backend = config.openai ? openaiBackend(config.openai, logger) : pointerBackend();
+    logger.info({ policy: config.policy, kinds: backend.kinds, ...(config.openai ? { baseUrl: config.openai.baseUrl, model: config.openai.model, engine: config.openai.engine } : {}) }, 'policy backend');
+    const policies = new PolicyHolder(logger, backend);
     const closeBrowsers = async () => {
       await policies.close();
       await pool.close();

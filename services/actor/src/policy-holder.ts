@@ -1,25 +1,33 @@
 // Holds the current policy and hot-swaps it when the weights pointer moves: the new artifact is
-// fetched, checked and loaded while episodes go on; episodes started before the swap keep the
-// policy they started with, and an old policy is released once its last episode ends.
+// loaded by the actor's backend (pointer: fetched, checked, loaded into onnxruntime; openai: a
+// client naming the version's served model) while episodes go on; episodes started before the
+// swap keep the policy they started with, and an old policy is released once its last episode
+// ends. A newer version of a kind the backend cannot run is refused: it is logged, and episodes
+// fail as infrastructure outcomes until a runnable version arrives, never silently running the
+// older policy.
 import type { PolicyArtifact } from '@owrl/proto';
-import { OnnxPointerPolicy, POLICY_KIND } from '@owrl/policy';
+import type { Policy } from '@owrl/policy';
 import type { Logger } from '@owrl/telemetry';
-import { fetchArtifact } from './artifact-fetch.js';
+import { pointerBackend, type PolicyBackend } from './policy-backends.js';
 
 interface Entry {
   version: number;
-  policy: OnnxPointerPolicy;
+  policy: Policy;
   users: number;
   retired: boolean;
 }
 
 export class PolicyHolder {
   private current: Entry | null = null;
+  private refused: { version: number; reason: string } | null = null;
   private loading: Promise<void> = Promise.resolve();
   private readonly waiters = new Set<() => void>();
   swaps = 0;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    readonly backend: PolicyBackend = pointerBackend(),
+  ) {}
 
   get version(): number {
     return this.current?.version ?? -1;
@@ -30,18 +38,21 @@ export class PolicyHolder {
     this.loading = this.loading.then(async () => {
       const version = Number(a.version);
       if (this.current && version <= this.current.version) return;
-      if (a.kind !== POLICY_KIND) {
-        this.logger.error({ kind: a.kind, version }, `policy artifact kind ${a.kind} is not supported by this actor (${POLICY_KIND})`);
+      if (!this.backend.kinds.includes(a.kind)) {
+        const reason = `policy version ${version} is of kind ${JSON.stringify(a.kind)}, which this actor's backend (OWRL_POLICY=${this.backend.name}) cannot run; it runs ${this.backend.kinds.join(', ')}`;
+        this.refused = { version, reason };
+        this.logger.error({ kind: a.kind, policyVersion: version, backend: this.backend.name }, `${reason}: episodes are refused until a version it can run is published`);
+        for (const w of this.waiters) w();
         return;
       }
       try {
-        const bytes = await fetchArtifact(a.uri, a.sha256);
-        const policy = await OnnxPointerPolicy.load(bytes, { version });
+        const policy = await this.backend.load(a);
         const old = this.current;
         this.current = { version, policy, users: 0, retired: false };
+        if (this.refused && this.refused.version <= version) this.refused = null;
         this.swaps++;
         if (old) this.retire(old);
-        this.logger.info({ policyVersion: version, bytes: bytes.length }, 'policy swapped');
+        this.logger.info({ policyVersion: version, kind: a.kind, bytes: Number(a.bytes), ...(a.serveName ? { serveName: a.serveName } : {}) }, 'policy swapped');
         for (const w of this.waiters) w();
       } catch (e) {
         this.logger.error({ err: e, policyVersion: version, uri: a.uri }, 'policy artifact rejected');
@@ -54,10 +65,11 @@ export class PolicyHolder {
     if (e.users === 0) void e.policy.release();
   }
 
-  /** Waits (bounded) until a policy of at least `minVersion` is loaded. */
+  /** Waits (bounded) until a policy of at least `minVersion` is loaded, or such a version was refused. */
   async waitFor(minVersion: number, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while ((this.current === null || this.current.version < minVersion) && Date.now() < deadline) {
+    const refusedAsked = () => this.refused !== null && this.refused.version >= minVersion;
+    while ((this.current === null || this.current.version < minVersion) && !refusedAsked() && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
         const done = () => {
           this.waiters.delete(done);
@@ -68,11 +80,15 @@ export class PolicyHolder {
         this.waiters.add(done);
       });
     }
-    if (this.current === null) throw new Error(`no policy loaded after ${timeoutMs} ms: is the learner publishing owrl_weights/latest?`);
+    if (this.current === null && this.refused === null) throw new Error(`no policy loaded after ${timeoutMs} ms: is the learner publishing owrl_weights/latest?`);
   }
 
-  /** Takes the current policy for one episode; call the returned release when the episode ends. */
-  acquire(): { policy: OnnxPointerPolicy; version: number; release: () => void } {
+  /**
+   * Takes the current policy for one episode; call the returned release when the episode ends.
+   * @throws Error when no policy is loaded, or the newest published version was refused.
+   */
+  acquire(): { policy: Policy; version: number; release: () => void } {
+    if (this.refused) throw new Error(`${this.refused.reason}; not running the older version ${this.version}`);
     const e = this.current;
     if (!e) throw new Error('no policy loaded');
     e.users++;

@@ -1,6 +1,7 @@
-// A tiny pointer problem for learning tests: every step offers three candidates, one carrying the
-// "right" feature; an episode of `steps` steps earns reward 1 only when every step picks it.
-// Rollouts sample from a PointerModel exactly as the actors' policy does (softmax of the logits).
+// A tiny pointer problem for tests and benchmarks of trainers: every step offers three candidates,
+// one carrying the "right" feature; an episode of `steps` steps earns reward 1 only when every
+// step picks it. Rollouts sample from a PointerModel exactly as the actors' policy does (softmax
+// of the logits), so a trainer that learns raises their success rate within a few updates.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,9 +9,9 @@ import { mulberry32, type Rng } from '@owrl/core';
 import { PointerModel, type CsrFeatures } from '@owrl/policy';
 import { create, TrainHeaderSchema, TrainHyperparamsSchema, type PolicyArtifact, type TrainHeader } from '@owrl/proto';
 import type { PointerTraceLike } from '@owrl/rl';
-import type { PointerGroupIn } from '@owrl/pointer-trainer';
+import type { PointerGroupIn } from './convert.js';
 
-export const DIM = 64;
+export const TOY_DIM = 64;
 
 function candidates(rng: Rng): { csr: CsrFeatures; good: number } {
   const good = Math.floor(rng() * 3);
@@ -27,7 +28,7 @@ function candidates(rng: Rng): { csr: CsrFeatures; good: number } {
 }
 
 /** `groups` groups of `n` rollouts under `model`; returns them and the success rate. */
-export function rollout(model: PointerModel, opts: { groups: number; n?: number; steps?: number; seed: number; round: number; version: bigint }): { groups: PointerGroupIn[]; success: number } {
+export function toyRollout(model: PointerModel, opts: { groups: number; n?: number; steps?: number; seed: number; round: number; version: bigint }): { groups: PointerGroupIn[]; success: number } {
   const rng = mulberry32(opts.seed);
   const n = opts.n ?? 5;
   let wins = 0;
@@ -51,7 +52,7 @@ export function rollout(model: PointerModel, opts: { groups: number; n?: number;
   return { groups, success: wins / (opts.groups * n) };
 }
 
-export function header(base: bigint, batch = `run-t/update-${base + 1n}`, hyper: { lossAgg?: string; learningRate?: number; minibatches?: number } = {}): TrainHeader {
+export function toyHeader(base: bigint, batch = `run-t/update-${base + 1n}`, hyper: { lossAgg?: string; learningRate?: number; minibatches?: number } = {}): TrainHeader {
   return create(TrainHeaderSchema, {
     schemaVersion: 1,
     runId: 'run-t',
@@ -62,8 +63,8 @@ export function header(base: bigint, batch = `run-t/update-${base + 1n}`, hyper:
   });
 }
 
-/** The model an artifact points at, after checking its sha256 and size. */
-export function readArtifact(a: PolicyArtifact): PointerModel {
+/** The model a file:// artifact points at, after checking its sha256 and size. */
+export function readToyArtifact(a: PolicyArtifact): PointerModel {
   const bytes = new Uint8Array(fs.readFileSync(fileURLToPath(a.uri)));
   const sha = createHash('sha256').update(bytes).digest('hex');
   if (sha !== a.sha256 || BigInt(bytes.length) !== a.bytes) throw new Error(`artifact ${a.uri} does not match its sha256/bytes`);
