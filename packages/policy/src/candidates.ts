@@ -170,3 +170,50 @@ export function buildCandidates(input: CandidateInput, opts: CandidateOptions = 
   const dim = opts.dim ?? DEFAULT_DIM;
   return specs.map((s) => ({ label: s.label, calls: s.calls, kind: s.kind, features: featurize(s, ctx, dim) }));
 }
+
+/** A call chain in the candidates' shape: a click on a field followed by a write becomes one write into that field. */
+function canonicalCalls(calls: readonly ToolCallSpec[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i];
+    if (c === undefined) continue;
+    const a = c.args as Record<string, unknown>;
+    const next = calls[i + 1];
+    if (c.name === 'click' && next?.name === 'write' && (next.args as Record<string, unknown>)['element_id'] === undefined) {
+      out.push(`write|${String(a['element_id'])}|${normalize(String((next.args as Record<string, unknown>)['message'] ?? ''))}`);
+      i++;
+      continue;
+    }
+    switch (c.name) {
+      case 'click':
+        out.push(`click|${String(a['element_id'])}`);
+        break;
+      case 'write':
+        out.push(`write|${String(a['element_id'])}|${normalize(String(a['message'] ?? ''))}`);
+        break;
+      case 'press_keys':
+        out.push(`press|${JSON.stringify(a['keys'])}`);
+        break;
+      case 'scroll':
+        out.push(`scroll|${String(a['direction'])}`);
+        break;
+      case 'done':
+        out.push(`done|${normalize(String(a['response'] ?? ''))}`);
+        break;
+      default:
+        out.push(c.name);
+    }
+  }
+  return out;
+}
+
+/**
+ * The index of the candidate that does what `calls` do (a demonstrator's step: a click on a
+ * field then a write count as one write into it; scrolls match by direction; answers match after
+ * normalisation), or -1 when no candidate does.
+ */
+export function matchCandidate(candidates: readonly Pick<Candidate, 'calls'>[], calls: readonly ToolCallSpec[]): number {
+  const want = canonicalCalls(calls).join('\n');
+  if (want === '') return -1;
+  return candidates.findIndex((c) => canonicalCalls(c.calls).join('\n') === want);
+}

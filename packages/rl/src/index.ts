@@ -7,4 +7,5 @@ export * from './grpo.js';
 export * from './adam.js';
 export * from './trainer.js';
 export * from './curriculum.js';
+export * from './behaviour-cloning.js';
 export type { PolicyTrainer } from './trainer-contract.js';

@@ -9,6 +9,7 @@ import { LearnerClientHandle } from './learner-client.js';
 import { runRunCommand } from './run-cmd.js';
 import { runTasksCommand } from './tasks-cmd.js';
 import { runJudgeCommand } from './judge-cmd.js';
+import { runSftCommand } from './sft-cmd.js';
 import { UsageError } from './usage.js';
 
 /** The demo trains on a mix of the bundled sites. */
@@ -40,6 +41,9 @@ usage:
       Show or edit the hosts the learner and actors skip (KV owrl_blacklist; owrl blacklist help).
   owrl judge eval --labels FILE --model DIR [...] | export [--run ID] [--out FILE] [...]
       Measure a judge model on labelled trajectories; export judged trajectories (owrl judge help).
+  owrl sft export [--from solvers|runs] [--out FILE] [--images data-url|files|none] [filters...]
+      Write successful trajectories (scripted solvers of the bundled sites, or scored runs) as
+      chat-format JSONL in OpenWebRL's agent format for an external SFT trainer (owrl sft help).
   owrl help
 `;
 
@@ -137,6 +141,8 @@ async function main(argv: string[]): Promise<number> {
       return await runBlacklistCommand(rest);
     case 'judge':
       return await runJudgeCommand(rest);
+    case 'sft':
+      return await runSftCommand(rest);
     case undefined:
     case 'help':
     case '--help':

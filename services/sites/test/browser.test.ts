@@ -8,7 +8,7 @@ import type { EpisodeResult, PlanStep } from '@owrl/browser-env';
 import type { Task } from '@owrl/proto';
 import { generateShopTasks, SHOP_FAMILIES } from '@owrl/tasks';
 import { answerOk, assertClean, inPairs, siteState, trail, useSolverHarness } from './solver-harness.js';
-import { planFor } from './shop-plans.js';
+import { shopPlan as planFor } from '@owrl/demos';
 
 const h = useSolverHarness({ seed: 3 });
 

@@ -1,9 +1,9 @@
 // Shared harness of the scripted-solver tests of the bundled sites: a sites server and a BrowserPool
 // around a test file, PlanPolicy episodes through the pool, the task's verifiers (answer match, site
-// state) and the solved-and-verified assertion, and the plan builders and page readers plans share.
+// state) and the solved-and-verified assertion; the plans themselves live in @owrl/demos.
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { BrowserPool, PlanPolicy, type BrowserEnvOptions, type EpisodeResult, type PlanCall, type PlanStep, type PolicyInput } from '@owrl/browser-env';
+import { BrowserPool, PlanPolicy, type BrowserEnvOptions, type EpisodeResult, type PlanStep } from '@owrl/browser-env';
 import { matchAnswer } from '@owrl/judge-core';
 import type { Task } from '@owrl/proto';
 import { withSession } from '@owrl/tasks';
@@ -113,27 +113,6 @@ export function useSolverHarness(opts: SolverHarnessOptions): SolverHarness {
   return h;
 }
 
-export function meta(task: Task, key: string): string {
-  const v = task.metadata[key];
-  if (v === undefined) throw new Error(`${task.id}: metadata.${key} is missing`);
-  return v;
-}
-
-/**
- * Group 1 (or the match) of the first observed text matching `re` whose container includes `near`
- * (a string) or satisfies it (a predicate of the container text).
- */
-export function readText(input: PolicyInput, re: RegExp, near?: string | ((context: string) => boolean)): string {
-  const inside = near === undefined ? () => true : typeof near === 'string' ? (c: string) => c.includes(near) : near;
-  const t = input.observation.texts.find((x) => re.test(x.text) && inside(x.context));
-  if (t === undefined) {
-    const where = typeof near === 'string' ? ` near ${JSON.stringify(near)}` : '';
-    throw new Error(`no text like ${String(re)}${where} on ${input.observation.url}: ${input.observation.texts.map((x) => x.text).join(' | ')}`);
-  }
-  const m = re.exec(t.text);
-  return m?.[1] ?? m?.[0] ?? t.text;
-}
-
 /** Asks the task's site-state verifier, exactly as the judge does. */
 export async function siteState(task: Task, session: string): Promise<{ ok: boolean; detail: string }> {
   const v = task.verifier?.kind;
@@ -180,9 +159,4 @@ export async function inPairs<T>(items: readonly T[], fn: (x: T) => Promise<void
   if (errors.length > 0) throw errors[0];
 }
 
-export const link = (name: string | RegExp): PlanCall => ({ click: { role: 'link', name } });
-export const button = (name: string, context?: string): PlanCall => ({ click: { role: 'button', name, ...(context !== undefined ? { context } : {}) } });
-export const radio = (name: string): PlanCall => ({ click: { role: 'radio', name } });
-export const checkbox = (name: string): PlanCall => ({ click: { role: 'checkbox', name } });
-export const write = (text: string, name: string, role: string | string[] = 'textbox'): PlanCall => ({ write: text, into: { role, name } });
-export const finish: PlanCall = { done: 'ok' };
+export { button, checkbox, finish, link, meta, radio, readText, write } from '@owrl/demos';

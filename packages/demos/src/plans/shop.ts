@@ -3,7 +3,7 @@
 // `plan.length === task.difficulty`. Answers are read from the observed page, never the catalog.
 import type { PlanCall, PlanStep } from '@owrl/browser-env';
 import type { Task } from '@owrl/proto';
-import { button, checkbox, finish, link, meta, radio, readText, write } from './solver-harness.js';
+import { button, checkbox, finish, link, meta, radio, readText, write } from './common.js';
 
 const enter: PlanCall = { press: ['Enter'] };
 
@@ -63,7 +63,7 @@ function quotedCategory(task: Task): string {
 }
 
 /** The scripted solution of `task`, one entry per step. */
-export function planFor(task: Task): PlanStep[] {
+export function shopPlan(task: Task): PlanStep[] {
   const name = task.metadata['product_name'] ?? '';
   const qty = task.metadata['qty'] ?? '1';
   switch (task.family) {
