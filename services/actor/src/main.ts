@@ -11,8 +11,8 @@ runService({
   config: loadActorConfig,
   connectionName: (c) => `owrl-actor-${c.actorId}`,
   logBindings: (c) => ({ actor: c.actorId }),
-  start: async ({ config, bus, logger, meter }) => {
-    await ensureTopology(bus, { logger });
+  start: async ({ config, bus, logger, meter, topology }) => {
+    await ensureTopology(bus, { logger, ...topology });
     const pool = new BrowserPool({ executablePath: config.chromiumPath, allowHosts: config.allowHosts, maxEpisodesPerBrowser: config.maxEpisodesPerBrowser, logger });
     const policies = new PolicyHolder(logger);
     const closeBrowsers = async () => {
