@@ -9,6 +9,8 @@ import { PolicyHolder } from './policy-holder.js';
 runService({
   name: 'actor',
   config: loadActorConfig,
+  // Actors may start before NATS (compose, Kubernetes, a broker restart): keep trying to connect.
+  waitOnFirstConnect: true,
   connectionName: (c) => `owrl-actor-${c.actorId}`,
   logBindings: (c) => ({ actor: c.actorId }),
   start: async ({ config, bus, logger, meter, topology }) => {
