@@ -27,7 +27,7 @@ export interface PoolStats {
 
 export class BrowserPool {
   private readonly o: ResolvedOptions;
-  private readonly dns = new DnsVerdicts();
+  private readonly dns: DnsVerdicts;
   private current: BrowserInstance | null = null;
   private launching: Promise<BrowserInstance> | null = null;
   private readonly live = new Set<BrowserInstance>();
@@ -38,6 +38,7 @@ export class BrowserPool {
   /** @throws BrowserEnvError(BROWSER_ENV_BAD_OPTION) naming a bad option. */
   constructor(opts: BrowserEnvOptions = {}) {
     this.o = resolveOptions(opts);
+    this.dns = new DnsVerdicts(this.o.dnsLookup);
   }
 
   get options(): Readonly<ResolvedOptions> {

@@ -12,7 +12,7 @@ export { detectWall, INTERSTITIAL_SELECTORS, WALL_SELECTORS, type WallSignals, t
 export { computeEffects, multisetDiff, shortUrl, emptyEvents, type CallEvents, type CallIntent } from './effects.js';
 export { historyEntry, parseErrorLine, HISTORY_MODES } from './history.js';
 export { parseCall, normalizeKey, scrollPixels, type ParsedCall, type Target } from './tool-args.js';
-export { DnsVerdicts, requestVerdict } from './guard.js';
+export { DnsVerdicts, requestVerdict, type HostLookup } from './guard.js';
 export { processTree, treeRssBytes, treeMemory, pssBytes, parseKbField, listProcesses, parseStat, type ProcInfo, type TreeMemory } from './proc-tree.js';
 export type { RawSnapshot, FocusInfo } from './page-snapshot.js';
 export { BASE_ARGS, chromiumArgs } from './browser-instance.js';

@@ -3,6 +3,7 @@
 import { DEFAULTS } from '@owrl/core';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
+import type { HostLookup } from './guard.js';
 
 export type EnvTimeouts = { -readonly [K in keyof typeof DEFAULTS.timeouts]: number };
 
@@ -30,6 +31,8 @@ export interface BrowserEnvOptions {
   initBackoffMs?: number;
   /** Extra Chromium command-line switches. */
   extraArgs?: string[];
+  /** How the request guard resolves host names (default the system resolver); tests inject names. */
+  dnsLookup?: HostLookup;
   logger?: Logger;
 }
 
@@ -46,6 +49,7 @@ export interface ResolvedOptions {
   settleMaxMs: number;
   initBackoffMs: number;
   extraArgs: string[];
+  dnsLookup: HostLookup | undefined;
   logger: Logger;
 }
 
@@ -91,6 +95,7 @@ export function resolveOptions(opts: BrowserEnvOptions): ResolvedOptions {
     settleMaxMs: int('settleMaxMs', opts.settleMaxMs, 2000, 0),
     initBackoffMs: int('initBackoffMs', opts.initBackoffMs, 500, 0),
     extraArgs: [...(opts.extraArgs ?? [])],
+    dnsLookup: opts.dnsLookup,
     logger: opts.logger ?? silentLogger,
   };
 }

@@ -24,7 +24,7 @@ export interface ConsumeOptions<Desc extends DescMessage> {
   handler: (d: Delivery<MessageShape<Desc>>) => Promise<void> | void;
   /** Aborting it stops the consumer like stop(). */
   signal?: AbortSignal;
-  /** working() interval while a handler runs; must be below the consumer's ack_wait. Default 15 s. */
+  /** working() interval while a handler runs; must be below the consumer's ack_wait. Default 15 s (a third of a shorter ack_wait). */
   workingIntervalMs?: number;
   /** Ack when the handler resolves without settling. Default true; the learner sets false and acks after checkpointing. */
   autoAck?: boolean;
@@ -83,7 +83,6 @@ function serverTakesTermReason(ctx: BusContext): boolean {
  */
 export async function consume<Desc extends DescMessage>(ctx: BusContext, opts: ConsumeOptions<Desc>): Promise<ConsumeHandle> {
   const maxInFlight = intOption('maxInFlight', opts.maxInFlight, 1, 1);
-  const workingIntervalMs = intOption('workingIntervalMs', opts.workingIntervalMs, 15_000, 100);
   const pullExpiresMs = intOption('pullExpiresMs', opts.pullExpiresMs, 5000, 1000);
   const ackTimeoutMs = intOption('ackTimeoutMs', opts.ackTimeoutMs, 5000, 100);
   const autoAck = opts.autoAck ?? true;
@@ -101,6 +100,8 @@ export async function consume<Desc extends DescMessage>(ctx: BusContext, opts: C
       cause: e,
     });
   }
+  // Default: every 15 s, or a third of a shorter ack_wait.
+  const workingIntervalMs = intOption('workingIntervalMs', opts.workingIntervalMs, Math.max(100, Math.min(15_000, Math.floor(ackWaitMs / 3))), 100);
   if (workingIntervalMs >= ackWaitMs) {
     throw new BusError(
       BusErrorCode.InvalidArgument,

@@ -2,22 +2,15 @@
 // (BrowserPool + PlanPolicy in real Chromium) while every step's input (observation, history) and
 // decision (reasoning, tool calls) is recorded, then the task's own verifier decides whether the
 // episode succeeded, exactly as the judge's programmatic verdict does.
-import type { ToolCallSpec } from '@owrl/core';
 import { PlanPolicy, type BrowserPool, type EpisodePolicy, type EpisodeResult, type PolicyInput, type StepDecision } from '@owrl/browser-env';
 import { createVerifiers, ExcludedReason, type CheckResult } from '@owrl/judge-core';
 import { create, PageEvalSchema, type Task } from '@owrl/proto';
 import { parseTaskLine, withSession } from '@owrl/tasks';
 import { planFor } from './plans/index.js';
 import { describeStep } from './sft.js';
+import type { DemoStep } from './demo-step.js';
 
-/** One decision of a demonstration: what the policy saw and what it did. */
-export interface DemoStep {
-  input: PolicyInput;
-  reasoning: string;
-  calls: ToolCallSpec[];
-  /** The policy's own reply text, when it produced one (a language model); the SFT target then. */
-  raw?: string;
-}
+export type { DemoStep } from './demo-step.js';
 
 export interface Demonstration {
   task: Task;

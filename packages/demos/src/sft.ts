@@ -5,7 +5,7 @@
 // data URLs or as files next to the JSONL.
 import { assistantText, renderChatRequest, sha256Hex, type ChatContentPart, type ChatMessage, type ChatToolDefinition, type RenderOptions } from '@owrl/llm-policy';
 import type { Task } from '@owrl/proto';
-import type { DemoStep } from './record.js';
+import type { DemoStep } from './demo-step.js';
 
 export type ImageMode = 'data-url' | 'files' | 'none';
 

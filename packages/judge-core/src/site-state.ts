@@ -6,7 +6,7 @@ import { ExcludedReason } from './outcome.js';
 import type { CheckResult } from './check-result.js';
 
 /** The subset of the global `fetch` the check uses (injectable for tests and proxies). */
-export type FetchLike = (url: string, init: { signal: AbortSignal; headers: Record<string, string> }) => Promise<Response>;
+export type FetchLike = (url: string, init: { signal: AbortSignal; headers: Record<string, string>; redirect?: 'manual' }) => Promise<Response>;
 
 export interface SiteStateOptions {
   /** The rollout's session id (isolates server-side state of bundled sites). */
@@ -17,6 +17,26 @@ export interface SiteStateOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   fetch?: FetchLike;
+  /**
+   * Hosts (`host:port` or a bare host name) the check may be fetched from (OWRL_VERIFY_HOSTS).
+   * When undefined, only the host of `baseUrl` (the task's own site). Anything else is refused
+   * unfetched: a task must not make the judge call into the cluster (SSRF).
+   */
+  allowHosts?: readonly string[];
+}
+
+/** Whether the judge may fetch `u` for a site-state check (see SiteStateOptions.allowHosts). */
+export function verifyHostAllowed(u: URL, allowHosts: readonly string[] | undefined, baseUrl: string | undefined): boolean {
+  const port = u.port || (u.protocol === 'https:' ? '443' : '80');
+  const host = u.hostname.toLowerCase();
+  if (allowHosts !== undefined) return allowHosts.some((h) => h.toLowerCase() === `${host}:${port}` || h.toLowerCase() === host);
+  if (baseUrl === undefined || baseUrl === '') return false;
+  try {
+    const b = new URL(baseUrl);
+    return b.hostname.toLowerCase() === host && (b.port || (b.protocol === 'https:' ? '443' : '80')) === port;
+  } catch {
+    return false;
+  }
 }
 
 const MAX_BODY_CHARS = 64 * 1024;
@@ -46,13 +66,25 @@ export async function checkSiteState(check: SiteStateCheck, opts: SiteStateOptio
   const built = siteStateUrl(check, opts.sessionId, opts.baseUrl);
   if ('error' in built) return { status: 'unavailable', reason: ExcludedReason.InvalidVerifier, detail: built.error };
   const url = built.url;
+  if (!verifyHostAllowed(new URL(url), opts.allowHosts, opts.baseUrl)) {
+    const host = new URL(url).host;
+    return {
+      status: 'unavailable',
+      reason: ExcludedReason.InvalidVerifier,
+      detail:
+        opts.allowHosts === undefined
+          ? `site state endpoint host ${host} is not the task's own host; list it in OWRL_VERIFY_HOSTS to allow it`
+          : `site state endpoint host ${host} is not in OWRL_VERIFY_HOSTS (${opts.allowHosts.join(',') || 'empty'})`,
+    };
+  }
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
   const doFetch: FetchLike = opts.fetch ?? ((u, init) => fetch(u, init));
   let status: number;
   let body: string;
   try {
-    const res = await doFetch(url, { signal, headers: { accept: 'application/json' } });
+    // Redirects are not followed: one could lead off the allowed hosts (a 3xx is a bad response).
+    const res = await doFetch(url, { signal, headers: { accept: 'application/json' }, redirect: 'manual' });
     status = res.status;
     body = await res.text();
   } catch (e) {

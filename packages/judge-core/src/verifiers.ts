@@ -40,8 +40,8 @@ export function checkPageExpression(expr: PageExpression, pageEval: PageEval | u
     : { status: 'fail', detail: `page expression falsy (${pageEval.valueJson.slice(0, 200)})` };
 }
 
-/** The default checks; `fetch` defaults to the global one. */
-export function createVerifiers(opts: { fetch?: FetchLike } = {}): Verifiers {
+/** The default checks; `fetch` defaults to the global one; `verifyHosts` (OWRL_VERIFY_HOSTS) bounds where site-state checks are fetched from. */
+export function createVerifiers(opts: { fetch?: FetchLike; verifyHosts?: readonly string[] } = {}): Verifiers {
   return {
     answer: matchAnswer,
     siteState: (check, ctx) =>
@@ -51,6 +51,7 @@ export function createVerifiers(opts: { fetch?: FetchLike } = {}): Verifiers {
         ...(ctx.baseUrl !== undefined ? { baseUrl: ctx.baseUrl } : {}),
         ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
         ...(opts.fetch !== undefined ? { fetch: opts.fetch } : {}),
+        ...(opts.verifyHosts !== undefined ? { allowHosts: opts.verifyHosts } : {}),
       }),
     pageExpression: checkPageExpression,
   };

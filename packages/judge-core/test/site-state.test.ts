@@ -29,6 +29,9 @@ before(async () => {
       case '/api/verify/garbage':
         res.writeHead(200, { 'content-type': 'text/html' });
         return res.end('<html>login</html>');
+      case '/api/verify/redirect':
+        res.writeHead(302, { location: '/api/verify/ok' });
+        return res.end();
       case '/api/verify/hang':
         return; // never answers
       default:
@@ -45,7 +48,7 @@ after(async () => {
 });
 
 const check = (endpoint: string, specJson = '{"items":[{"sku":"A 1","qty":2}]}') => make(SiteStateCheckSchema, { endpoint, specJson });
-const opts = { sessionId: 'sess/42 x', timeoutMs: 1000 };
+const opts = { sessionId: 'sess/42 x', timeoutMs: 1000, allowHosts: ['127.0.0.1'] };
 
 void test('siteStateUrl appends session and encoded spec, resolving relative endpoints', () => {
   const u = siteStateUrl(check('http://h:1/v', '{"a":"b c"}'), 's1');
@@ -106,7 +109,7 @@ void test('a non-JSON 200 or a 404 is a bad response, not a verdict', async () =
 
 void test('through the pipeline: ok 1, not ok 0, 500 and hang excluded as judge:verifier_unavailable', async () => {
   const v = (path: string) => make(VerifierSchema, { kind: { case: 'siteState', value: check(path) } });
-  const deps = { verifiers: createVerifiers(), judgeVersion: 'v-site', timeoutMs: 200 };
+  const deps = { verifiers: createVerifiers({ verifyHosts: [new URL(base).host] }), judgeVersion: 'v-site', timeoutMs: 200 };
   // Relative endpoint resolved against the task's start URL.
   const ok = await judgeTrajectory(traj({ verifier: v('/api/verify/ok'), startUrl: `${base}/shop/` }), deps);
   assert.equal(ok.kind === 'scored' && ok.verdict.reward, 1);
@@ -117,4 +120,21 @@ void test('through the pipeline: ok 1, not ok 0, 500 and hang excluded as judge:
     const o = await judgeTrajectory(traj({ verifier: v(`${base}${path}`) }), deps);
     assert.deepEqual([o.kind, o.kind === 'excluded' && o.reason], ['excluded', 'judge:verifier_unavailable'], path);
   }
+});
+
+void test('site-state checks are fetched only from allowed hosts (OWRL_VERIFY_HOSTS, else the task\'s own host), never through a redirect', async () => {
+  const before = seen.length;
+  const other = await checkSiteState(check('http://169.254.169.254/latest/meta-data'), { ...opts, allowHosts: [new URL(base).host] });
+  assert.equal(other.status === 'unavailable' && other.reason, 'judge:invalid_verifier');
+  assert.match(other.detail, /169\.254\.169\.254 is not in OWRL_VERIFY_HOSTS/);
+  // No list: the task's own start host only.
+  const own = await checkSiteState(check('/api/verify/ok'), { sessionId: 's', timeoutMs: 1000, baseUrl: `${base}/shop/` });
+  assert.equal(own.status, 'pass');
+  const elsewhere = await checkSiteState(check(`${base}/api/verify/ok`), { sessionId: 's', timeoutMs: 1000, baseUrl: 'http://shop.test/' });
+  assert.equal(elsewhere.status === 'unavailable' && elsewhere.reason, 'judge:invalid_verifier');
+  assert.match(elsewhere.detail, /not the task's own host/);
+  assert.equal(seen.length, before + 1, 'refused checks are never fetched');
+  // A redirect (even to an allowed host) is not followed.
+  const r = await checkSiteState(check(`${base}/api/verify/redirect`), opts);
+  assert.equal(r.status === 'unavailable' && r.reason, 'judge:verifier_bad_response');
 });

@@ -27,6 +27,8 @@ export interface ServiceContext<C, B extends boolean = true> {
   readonly health: Health;
   /** Aborted when a shutdown begins, also while start() is still running: long start-up work should stop early. */
   readonly stopping: AbortSignal;
+  /** Options for ensureTopology shared by every service (consumer ack waits from the environment). */
+  readonly topology: ServiceSettings['topology'];
   /** Ends the service because of an error found in the background: stop, then exit 1. */
   fail(err: unknown): void;
 }
@@ -169,6 +171,7 @@ class ServiceRun<C, B extends boolean> {
       bus: this.#bus as ServiceContext<C, B>['bus'],
       health: this.#health,
       stopping: this.#abort.signal,
+      topology: settings.topology,
       fail: (err) => this.#shutdown(ExitCode.failed, 'failed', err),
     };
     this.#handle = await spec.start(ctx);

@@ -3,7 +3,10 @@
 //   OWRL_METRICS_PORT  port of /metrics and /healthz (default 0 = not served)
 //   OWRL_METRICS_HOST  address it listens on (default 0.0.0.0)
 //   NATS_*             the NATS connection (readNatsSettings), for services that use the bus
-import { readNatsSettings, type NatsSettings } from '@owrl/bus';
+//   OWRL_ACTORS_ACK_WAIT_S, OWRL_JUDGE_ACK_WAIT_S   ack_wait of the `actors` and `judge` consumers
+//                      (default 60 s: how long a SIGKILLed worker's messages wait before they
+//                      are redelivered); every service that declares the topology must agree
+import { readNatsSettings, type NatsSettings, type TopologyOptions } from '@owrl/bus';
 import { ConfigError, envInt, envOneOf, envString, type Env } from '@owrl/core';
 import { LOG_LEVELS, type LogLevel } from '@owrl/telemetry';
 
@@ -14,6 +17,8 @@ export interface ServiceSettings {
   metricsHost: string;
   /** null for a service without the bus. */
   nats: NatsSettings | null;
+  /** Topology options every service passes to ensureTopology (only those set in the environment). */
+  topology: Pick<TopologyOptions, 'actorsAckWaitMs' | 'judgeAckWaitMs'>;
 }
 
 /** @throws ConfigError naming the variable. */
@@ -25,5 +30,9 @@ export function readServiceSettings(env: Env, opts: { bus: boolean }): ServiceSe
     metricsPort,
     metricsHost: envString('OWRL_METRICS_HOST', '0.0.0.0', env),
     nats: opts.bus ? readNatsSettings(env) : null,
+    topology: {
+      ...(env['OWRL_ACTORS_ACK_WAIT_S'] !== undefined ? { actorsAckWaitMs: envInt('OWRL_ACTORS_ACK_WAIT_S', 60, env, 2) * 1000 } : {}),
+      ...(env['OWRL_JUDGE_ACK_WAIT_S'] !== undefined ? { judgeAckWaitMs: envInt('OWRL_JUDGE_ACK_WAIT_S', 60, env, 2) * 1000 } : {}),
+    },
   };
 }

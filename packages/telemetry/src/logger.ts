@@ -35,9 +35,37 @@ export interface CreateLoggerOptions {
   destination?: NodeJS.WritableStream;
 }
 
-/** JSON logger of a service: `service`, `pid`, ISO `time`, secrets redacted; synchronous writes to fd 1 (or 2). */
+/**
+ * `line` (one JSON object and a newline) with every key once: pino writes a key again when a child
+ * logger or a call repeats a bound field (e.g. `run` bound by the service and again by a round's
+ * child). The last value wins, as it does for a JSON reader; a line that does not parse is kept.
+ */
+export function uniqueKeys(line: string): string {
+  try {
+    return `${JSON.stringify(JSON.parse(line))}\n`;
+  } catch {
+    return line;
+  }
+}
+
+interface Sink {
+  write(s: string): unknown;
+  flush?(cb?: (err?: Error) => void): void;
+  flushSync?(): void;
+}
+
+/** `dest` with every line passed through uniqueKeys. */
+function dedupingSink(dest: Sink): Sink {
+  return {
+    write: (s: string) => dest.write(uniqueKeys(s)),
+    flush: (cb?: (err?: Error) => void) => (dest.flush ? dest.flush(cb) : cb?.()),
+    ...(dest.flushSync ? { flushSync: () => dest.flushSync?.() } : {}),
+  };
+}
+
+/** JSON logger of a service: `service`, `pid`, ISO `time`, secrets redacted, each key once per line; synchronous writes to fd 1 (or 2). */
 export function createLogger(service: string, opts: CreateLoggerOptions = {}): ServiceLogger {
-  const dest = opts.destination ?? pino.destination({ fd: opts.toStderr ? 2 : 1, sync: true });
+  const dest = dedupingSink((opts.destination as unknown as Sink | undefined) ?? pino.destination({ fd: opts.toStderr ? 2 : 1, sync: true }));
   const p = pino(
     {
       level: opts.level ?? 'info',
@@ -45,7 +73,7 @@ export function createLogger(service: string, opts: CreateLoggerOptions = {}): S
       redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    dest,
+    dest as unknown as pino.DestinationStream,
   );
   const logger = p as unknown as ServiceLogger;
   // pino's own flush takes a callback; the owrl face is a promise that never rejects.

@@ -93,3 +93,24 @@ void test('the logger redacts secrets: Secret values and password/token/seed fie
   assert.equal(lines[0]?.['actor'], 'a1');
   assert.deepEqual((lines[0]?.['config'] as { nats: unknown }).nats, { servers: ['nats://h:4222'], auth: { kind: 'user-password', user: 'owrl', password: '[redacted]' } });
 });
+
+void test('a log line never repeats a key: a child or a call that binds a field again overrides it once', async () => {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (b: Buffer) => (text += b.toString()));
+  const log = createLogger('learner', { destination: out, bindings: { run: 'r1' } });
+  const round = log.child({ run: 'r1', round: 3 });
+  round.info({ round: 4, group: 2 }, 'group kept');
+  round.child({ trajectory: 'r1/4/2/0/0', group: 2 }).warn({}, 'late');
+  await log.flush();
+  const raw = text.trim().split('\n');
+  assert.equal(raw.length, 2);
+  for (const line of raw) {
+    // Every key of the raw text once (a JSON reader would silently keep the last of two).
+    const keys = [...line.matchAll(/"([a-z]+)":/g)].map((m) => m[1]);
+    assert.deepEqual(keys.filter((k, i) => keys.indexOf(k) !== i), [], line);
+  }
+  const [a, b] = raw.map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual([a?.['run'], a?.['round'], a?.['group'], a?.['msg']], ['r1', 4, 2, 'group kept']);
+  assert.deepEqual([b?.['run'], b?.['round'], b?.['group'], b?.['trajectory']], ['r1', 3, 2, 'r1/4/2/0/0']);
+});

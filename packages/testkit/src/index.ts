@@ -11,3 +11,4 @@ export * from './system.js';
 export * from './proc-tree.js';
 export * from './chat-server.js';
 export * from './fake-trainer.js';
+export * from './metrics-lint.js';

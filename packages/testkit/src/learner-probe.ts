@@ -7,8 +7,10 @@ import {
   Learner,
   make,
   GetRunStateRequestSchema,
+  ListGroupsRequestSchema,
   PauseRunRequestSchema,
   ResumeRunRequestSchema,
+  type ListGroupsResponse,
   type RunState,
 } from '@owrl/proto';
 
@@ -16,6 +18,7 @@ type Callback<T> = (err: grpc.ServiceError | null, res: T) => void;
 type UnaryMethod<T> = (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: Callback<T>) => void;
 interface RawLearner extends grpc.Client {
   getRunState: UnaryMethod<RunState>;
+  listGroups: UnaryMethod<ListGroupsResponse>;
   pauseRun: UnaryMethod<RunState>;
   resumeRun: UnaryMethod<RunState>;
 }
@@ -39,6 +42,11 @@ export class LearnerProbe {
   /** GetRunState. @throws grpc.ServiceError (e.g. UNAVAILABLE while the learner is down). */
   getRunState(timeoutMs = 5000): Promise<RunState> {
     return unary(this.learner.getRunState.bind(this.learner), make(GetRunStateRequestSchema, {}), undefined, timeoutMs);
+  }
+
+  /** ListGroups of `round` (every group with its trajectory ids and fate). */
+  listGroups(round: number, timeoutMs = 5000): Promise<ListGroupsResponse> {
+    return unary(this.learner.listGroups.bind(this.learner), make(ListGroupsRequestSchema, { round: BigInt(round) }), undefined, timeoutMs);
   }
 
   /** PauseRun with `token` as `authorization: Bearer <token>` (none when undefined). */

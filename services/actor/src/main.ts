@@ -10,10 +10,12 @@ import { PolicyHolder } from './policy-holder.js';
 runService({
   name: 'actor',
   config: loadActorConfig,
+  // Actors may start before NATS (compose, Kubernetes, a broker restart): keep trying to connect.
+  waitOnFirstConnect: true,
   connectionName: (c) => `owrl-actor-${c.actorId}`,
   logBindings: (c) => ({ actor: c.actorId }),
-  start: async ({ config, bus, logger, meter }) => {
-    await ensureTopology(bus, { logger });
+  start: async ({ config, bus, logger, meter, topology }) => {
+    await ensureTopology(bus, { logger, ...topology });
     const pool = new BrowserPool({ executablePath: config.chromiumPath, allowHosts: config.allowHosts, maxEpisodesPerBrowser: config.maxEpisodesPerBrowser, logger });
     const backend = config.openai ? openaiBackend(config.openai, logger) : pointerBackend();
     logger.info({ policy: config.policy, kinds: backend.kinds, ...(config.openai ? { baseUrl: config.openai.baseUrl, model: config.openai.model, engine: config.openai.engine } : {}) }, 'policy backend');

@@ -8,8 +8,10 @@
 // OWRL_JUDGE_API_IMAGE, OWRL_JUDGE_API_LOGPROBS, OWRL_JUDGE_API_TOP_LOGPROBS,
 // OWRL_JUDGE_API_MAX_TOKENS, OWRL_JUDGE_API_MAX_PROMPT_CHARS, OWRL_JUDGE_API_EXTRA_BODY,
 // OWRL_JUDGE_API_VERSION; OWRL_JUDGE_THRESHOLD and OWRL_JUDGE_SHADOW apply to both backends.
+// OWRL_VERIFY_HOSTS: host[:port] list that site-state verifiers may be fetched from (default: only
+// each task's own start host).
 // NATS_*, OWRL_LOG_LEVEL and OWRL_METRICS_PORT are read by the startup path (@owrl/service).
-import { ConfigError, envBool, envInt, envNumber, envOneOf, envString, type Env } from '@owrl/core';
+import { ConfigError, envBool, envInt, envList, envNumber, envOneOf, envString, type Env } from '@owrl/core';
 
 export type JudgeDeviceSetting = 'auto' | 'cuda' | 'cpu';
 
@@ -57,6 +59,8 @@ export interface JudgeConfig {
   model: JudgeModelConfig | undefined;
   /** The judge model behind an API (backend api). */
   api: JudgeApiConfig | undefined;
+  /** Hosts site-state checks may be fetched from (OWRL_VERIFY_HOSTS); undefined = each task's own start host only. */
+  verifyHosts?: string[];
 }
 
 /** `cfg` fit for a log line: the API key replaced by whether one is set. */
@@ -154,5 +158,6 @@ export function readConfig(env: Env): JudgeConfig {
     timeoutMs: envInt('OWRL_JUDGE_TIMEOUT_MS', backend === 'api' ? 30_000 : 10_000, env, 1),
     model,
     api: backend === 'api' ? readApi(env) : undefined,
+    ...(env['OWRL_VERIFY_HOSTS'] !== undefined ? { verifyHosts: envList('OWRL_VERIFY_HOSTS', [], env) } : {}),
   };
 }

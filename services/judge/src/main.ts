@@ -2,6 +2,7 @@
 // ack) with the optional judge model (an ONNX export, or a model behind an OpenAI-compatible
 // API), run through the startup path. It may start before NATS.
 import { ensureTopology } from '@owrl/bus';
+import { createVerifiers } from '@owrl/judge-core';
 import { ApiJudge, OnnxJudge, modelVerdictSource, type BatchScorer } from '@owrl/judge-model';
 import { runService } from '@owrl/service';
 import type { Logger } from '@owrl/telemetry';
@@ -55,9 +56,9 @@ runService({
   name: 'judge',
   config: readConfig,
   waitOnFirstConnect: true,
-  start: async ({ config: cfg, bus, logger, meter, health }) => {
+  start: async ({ config: cfg, bus, logger, meter, health, topology }) => {
     logger.info(redactConfig(cfg), 'judge starting');
-    await ensureTopology(bus, { logger });
+    await ensureTopology(bus, { logger, ...topology });
     // The judge model judges tasks without a verifier and, in shadow mode, the verified ones too.
     const model = await loadModel(cfg, logger);
     const modelSource = model === undefined ? undefined : modelVerdictSource(model);
@@ -69,6 +70,7 @@ runService({
       judgeVersion: cfg.judgeVersion,
       concurrency: cfg.concurrency,
       timeoutMs: cfg.timeoutMs,
+      verifiers: createVerifiers(cfg.verifyHosts !== undefined ? { verifyHosts: cfg.verifyHosts } : {}),
       ...(modelSource !== undefined ? { sources: [modelSource] } : {}),
       ...(modelSource !== undefined && shadow ? { shadow: modelSource } : {}),
     });

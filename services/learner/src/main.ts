@@ -22,12 +22,12 @@ runService({
   config: loadLearnerConfig,
   connectionName: (c) => `owrl-learner-${c.runId}`,
   logBindings: (c) => ({ run: c.runId }),
-  start: async ({ config, bus, logger, meter, fail }) => {
+  start: async ({ config, bus, logger, meter, fail, topology }) => {
     const metrics = createLearnerMetrics(meter);
     const store = new RunStateStore(config.runId, config.rounds, 'sync');
     const runDir = path.join(config.dataDir, config.runId);
 
-    await ensureTopology(bus, { logger });
+    await ensureTopology(bus, { logger, ...topology });
     const weights = await WeightsPointer.open(bus);
     const blacklist = await Blacklist.open(bus);
 
