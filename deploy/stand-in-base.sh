@@ -56,8 +56,11 @@ cp -a "$NPM_DIR" "$ROOT/usr/local/lib/node_modules/npm"
 ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$ROOT/usr/local/bin/npm"
 ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$ROOT/usr/local/bin/npx"
 
+extra_ca=()
 if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
   cp /usr/local/share/ca-certificates/*.crt "$ROOT/usr/local/share/ca-certificates/"
+  # Node keeps its own CA list: point it (and npm) at the system bundle with the extra CAs.
+  extra_ca=(--change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt')
 fi
 chroot "$ROOT" /usr/sbin/update-ca-certificates >/dev/null
 chroot "$ROOT" /usr/sbin/groupadd --gid 1000 node
@@ -69,6 +72,7 @@ tar -C "$ROOT" -c . | "$DOCKER" import \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change 'ENV NODE_VERSION='"${have#v}" \
   --change 'CMD ["node"]' \
+  "${extra_ca[@]}" \
   --message "owrl stand-in for $IMAGE (debootstrap $SUITE minbase + node $have)" \
   - "$IMAGE" >/dev/null
 log "built $IMAGE ($("$DOCKER" image inspect -f '{{.Size}}' "$IMAGE") bytes)"
