@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the owrl images, one per Dockerfile target: owrl-sites, owrl-learner, owrl-judge,
+# owrl-actor and owrl-cli, tagged TAG (default `local`).
+#
+#   deploy/build-images.sh [TAG]
+#
+# The base image (OWRL_NODE_IMAGE, default node:20-bookworm-slim) is used if present, pulled if
+# possible, and otherwise built locally by deploy/stand-in-base.sh. DOCKER selects the client
+# (default `docker`; it must support BuildKit, e.g. Debian's /usr/bin/docker).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TAG="${1:-local}"
+DOCKER="${DOCKER:-docker}"
+NODE_IMAGE="${OWRL_NODE_IMAGE:-node:20-bookworm-slim}"
+TARGETS="${OWRL_TARGETS:-sites learner judge actor cli}"
+
+DOCKER="$DOCKER" deploy/stand-in-base.sh "$NODE_IMAGE"
+export DOCKER_BUILDKIT=1
+for t in $TARGETS; do
+  start=$(date +%s)
+  "$DOCKER" build -f deploy/Dockerfile --build-arg "NODE_IMAGE=$NODE_IMAGE" --target "$t" -t "owrl-$t:$TAG" .
+  printf 'build-images: owrl-%s:%s in %ss, %s bytes\n' "$t" "$TAG" "$(( $(date +%s) - start ))" \
+    "$("$DOCKER" image inspect -f '{{.Size}}' "owrl-$t:$TAG")" >&2
+done

@@ -1,0 +1,170 @@
+// The docker compose stack on a real engine, driven through testcontainers: brought up from the
+// images deploy/build-images.sh built, a short training read over gRPC from the host, actors
+// scaled to 3 (three register), one actor `docker kill`ed mid-round, the NATS container
+// restarted mid-run, and the run finishing with every rollout accounted for.
+//
+// Not part of `npm test` (the file name does not end in .test.js): run by `npm run test:deploy`
+// (scripts/test-deploy.mjs), which prepares the engine and the images and sets the variables
+// below. OWRL_DEPLOY_COMPOSE=v1 uses `docker-compose` (1.29), anything else `docker compose`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
+import { RunPhase, type RunState } from '@owrl/proto';
+import { LearnerProbe, freePort, waitUntil } from '@owrl/testkit';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const DEPLOY = path.join(ROOT, 'deploy');
+const DOCKER = process.env.OWRL_DEPLOY_DOCKER ?? 'docker';
+const V1 = process.env.OWRL_DEPLOY_COMPOSE === 'v1';
+const run = promisify(execFile);
+
+const ROUNDS = 4;
+const GROUPS = 2;
+const GROUP_SIZE = 5;
+const SLOTS = 2;
+
+const log = (msg: string, extra: Record<string, unknown> = {}): void => {
+  process.stderr.write(`[deploy] ${new Date().toISOString().slice(11, 19)} ${msg}${Object.keys(extra).length ? ' ' + JSON.stringify(extra) : ''}\n`);
+};
+
+async function compose(project: string, env: Record<string, string>, ...args: string[]): Promise<string> {
+  const [cmd, pre] = V1 ? ['docker-compose', []] : [DOCKER, ['compose']];
+  const { stdout } = await run(cmd, [...pre, '-f', path.join(DEPLOY, 'docker-compose.yml'), '-p', project, ...args], {
+    env: { ...process.env, ...env },
+    timeout: 300_000,
+  });
+  return stdout;
+}
+
+/** Container ids of one compose service (the labels are the same in Compose v1 and v2). */
+async function containersOf(project: string, service: string): Promise<string[]> {
+  const { stdout } = await run(DOCKER, ['ps', '-q', '--no-trunc', '--filter', `label=com.docker.compose.project=${project}`, '--filter', `label=com.docker.compose.service=${service}`]);
+  return stdout.split('\n').filter(Boolean);
+}
+
+const phaseName = (s: RunState): string => RunPhase[s.phase] ?? String(s.phase);
+
+void test('docker compose stack: train, scale, kill an actor, restart NATS, finish with every rollout accounted for', { timeout: 30 * 60_000 }, async () => {
+  const t0 = Date.now();
+  const project = `owrl-deploy-${process.pid}`;
+  const grpcPort = await freePort();
+  const env: Record<string, string> = {
+    OWRL_TAG: process.env.OWRL_TAG ?? 'local',
+    OWRL_NATS_IMAGE: process.env.OWRL_NATS_IMAGE ?? 'nats:2.10-alpine',
+    OWRL_RUN_ID: `deploy-${process.pid}`,
+    OWRL_ROUNDS: String(ROUNDS),
+    OWRL_GROUPS_PER_ROUND: String(GROUPS),
+    OWRL_GROUP_SIZE: String(GROUP_SIZE),
+    OWRL_CURRICULUM: `${ROUNDS}:4`,
+    OWRL_DIFFICULTIES: '1,2',
+    OWRL_SLOTS: String(SLOTS),
+    OWRL_LOG_LEVEL: process.env.OWRL_LOG_LEVEL ?? 'warn',
+    OWRL_NATS_PORT: String(await freePort()),
+    OWRL_SITES_PORT: String(await freePort()),
+    OWRL_GRPC_PORT: String(grpcPort),
+    OWRL_LEARNER_METRICS_PORT: String(await freePort()),
+  };
+  let environment: StartedDockerComposeEnvironment | undefined;
+  const probe = new LearnerProbe(`127.0.0.1:${grpcPort}`);
+  const figures: Record<string, unknown> = { compose: V1 ? 'docker-compose 1.29' : 'docker compose v2' };
+  try {
+    environment = await new DockerComposeEnvironment(DEPLOY, 'docker-compose.yml')
+      .withProjectName(project)
+      .withEnvironment(env)
+      .withDefaultWaitStrategy(Wait.forHealthCheck())
+      .withStartupTimeout(240_000)
+      .withClientOptions(V1 ? { executable: { standalone: true } } : { executable: { executablePath: DOCKER } })
+      .up();
+    figures.up_s = Math.round((Date.now() - t0) / 1000);
+    log('stack up', { s: figures.up_s });
+
+    // The run, over gRPC from the host through the published port.
+    await waitUntil('run RUNNING with 1 actor registered', async () => {
+      const s = await probe.getRunState();
+      return s.phase === RunPhase.RUNNING && s.actors.length === 1 ? s : undefined;
+    }, { timeoutMs: 120_000, intervalMs: 1000 });
+
+    // Scale to 3: three actors register.
+    const tScale = Date.now();
+    await compose(project, env, 'up', '-d', '--no-recreate', '--scale', 'actor=3', 'actor');
+    const scaled = await waitUntil('3 actors registered', async () => {
+      const s = await probe.getRunState();
+      return s.actors.length === 3 ? s : undefined;
+    }, { timeoutMs: 180_000, intervalMs: 1000 });
+    figures.scale_to_3_s = Math.round((Date.now() - tScale) / 1000);
+    log('3 actors registered', { actors: scaled.actors.map((a) => a.actorId), s: figures.scale_to_3_s });
+    assert.equal((await containersOf(project, 'actor')).length, 3);
+
+    // docker kill an actor that is running an episode (mid-round).
+    const busy = await waitUntil('an actor busy mid-round', async () => {
+      const s = await probe.getRunState();
+      const a = s.actors.find((x) => x.busy > 0);
+      return a && s.counters && s.counters.dispatched > 0n ? { state: s, actor: a } : undefined;
+    }, { timeoutMs: 180_000, intervalMs: 500 });
+    const actorContainers = await containersOf(project, 'actor');
+    // The default actor id is <hostname>-<pid>; a container's hostname is its short id.
+    const victim = actorContainers.find((id) => busy.actor.actorId.startsWith(id.slice(0, 12)));
+    assert.ok(victim, `container of ${busy.actor.actorId} among ${actorContainers.join(', ')}`);
+    await run(DOCKER, ['kill', victim]);
+    figures.killed_actor = { id: busy.actor.actorId, busy: busy.actor.busy, round: Number(busy.state.round) };
+    log('killed actor', figures.killed_actor as Record<string, unknown>);
+
+    // Restart the NATS container mid-run (JetStream keeps its state on the volume).
+    const mid = await waitUntil('the run past its first round', async () => {
+      const s = await probe.getRunState();
+      if (s.phase === RunPhase.FAILED) throw new Error(`run FAILED: ${s.message}`);
+      return s.rounds.length >= 1 && s.phase === RunPhase.RUNNING ? s : undefined;
+    }, { timeoutMs: 600_000, intervalMs: 1000 });
+    const [nats] = await containersOf(project, 'nats');
+    const tRestart = Date.now();
+    await run(DOCKER, ['restart', '-t', '5', nats!]);
+    figures.nats_restart = { round: Number(mid.round), restart_s: Math.round((Date.now() - tRestart) / 1000) };
+    log('restarted NATS', figures.nats_restart as Record<string, unknown>);
+
+    // The run finishes.
+    const final = await waitUntil('run FINISHED', async () => {
+      const s = await probe.getRunState();
+      if (s.phase === RunPhase.FAILED) throw new Error(`run FAILED: ${s.failureCode} ${s.message}`);
+      return s.phase === RunPhase.FINISHED ? s : undefined;
+    }, { timeoutMs: 900_000, intervalMs: 2000 });
+
+    const c = final.counters!;
+    const n = (x: bigint): number => Number(x);
+    figures.run = {
+      phase: phaseName(final),
+      rounds: final.rounds.length,
+      policy_version: n(final.policyVersion),
+      dispatched: n(c.dispatched),
+      redispatched: n(c.redispatched),
+      scored_ingested: n(c.scoredIngested),
+      trainable: n(c.trainable),
+      excluded: n(c.excluded),
+      duplicates_dropped: n(c.duplicatesDropped),
+      in_flight: n(c.inFlight),
+      updates: n(c.updates),
+    };
+    figures.total_s = Math.round((Date.now() - t0) / 1000);
+    assert.equal(final.rounds.length, ROUNDS);
+    assert.ok(final.policyVersion >= 1n, 'the policy was updated');
+    assert.equal(c.inFlight, 0n, 'nothing left in flight');
+    assert.ok(c.dispatched >= BigInt(ROUNDS * GROUPS * GROUP_SIZE), `dispatched ${c.dispatched}`);
+    assert.equal(c.scoredIngested, c.dispatched, 'every dispatched rollout was scored and ingested once');
+    assert.equal(c.trainable + c.excluded, c.scoredIngested, 'ingested = trainable + excluded');
+    const excludedByCause = Object.values(final.excluded).reduce((a, b) => a + b, 0n);
+    assert.equal(excludedByCause, c.excluded, 'every exclusion has its cause');
+    const terminations = Object.values(final.terminations).reduce((a, b) => a + b, 0n);
+    assert.equal(terminations, c.scoredIngested, 'every ingested rollout has its termination class');
+  } finally {
+    process.stdout.write(`${JSON.stringify({ deploy_compose: figures })}\n`);
+    probe.close();
+    if (environment !== undefined) {
+      if (process.env.OWRL_DEPLOY_KEEP !== '1') await environment.down({ removeVolumes: true, timeout: 10_000 });
+    } else {
+      await compose(project, env, 'down', '-v', '--remove-orphans').catch(() => undefined);
+    }
+  }
+});
