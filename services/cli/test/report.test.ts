@@ -1,8 +1,12 @@
 // The run report groups exclusions by whom their cause is attributed to (the fault of the
-// termination reason, @owrl/core), expectations written by hand.
+// termination reason, @owrl/core), expectations written by hand; it writes SVG plots and HTML.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { excludedByFault, exclusionFault } from '../src/demo/report.js';
+import { DifficultyStatSchema, make, RoundSummarySchema, RunStateSchema, SuiteStatSchema } from '@owrl/proto';
+import { buildReport, excludedByFault, exclusionFault, writeReport } from '../src/demo/report.js';
 
 void test('exclusions are attributed to the site, the network, our side, the task, a skip or the judge', () => {
   assert.equal(exclusionFault('init_error:dns'), 'site');
@@ -18,4 +22,45 @@ void test('exclusions are attributed to the site, the network, our side, the tas
     { site: 5, ours: 4, judge: 1, uncertain: 1 },
   );
   assert.deepEqual(Object.keys(excludedByFault({ 'init_error:dns': 3, 'env_error:http_5xx': 2, 'sandbox_error:policy_timeout': 4, 'judge:no_verdict_source': 1, 'env_error:page_crash': 1 })), ['site', 'ours', 'judge', 'uncertain']);
+});
+
+void test('the report writes SVG plots and an HTML version next to report.md, from the rounds', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-report-'));
+  try {
+    const state = make(RunStateSchema, {
+      runId: 'r1',
+      policyVersion: 2n,
+      terminations: { COMPLETED: 6n, STEP_BUDGET_EXHAUSTED: 6n },
+      rounds: [1, 2, 3].map((n) =>
+        make(RoundSummarySchema, {
+          round: BigInt(n),
+          episodes: 4,
+          successes: n - 1,
+          successRate: (n - 1) / 4,
+          terminations: { COMPLETED: n, STEP_BUDGET_EXHAUSTED: 4 - n, ENV_ERROR: n === 2 ? 1 : 0 },
+          byDifficulty: [make(DifficultyStatSchema, { difficulty: 1, episodes: 2, successes: n - 1 })],
+          bySuite: [make(SuiteStatSchema, { suite: 'shop', episodes: 4, successes: n - 1 })],
+        }),
+      ),
+    });
+    const report = buildReport(state, 10);
+    assert.deepEqual(report.per_round.map((d) => [d.round, d.success, d.terminations['COMPLETED']]), [[1, 0, 1], [2, 0.25, 2], [3, 0.5, 3]]);
+    const files = writeReport(dir, report);
+    assert.deepEqual(files.charts.map((f) => path.basename(f)), ['learning-curve.svg', 'success-by-difficulty.svg', 'success-by-site.svg', 'terminations.svg']);
+    const curve = fs.readFileSync(path.join(dir, 'learning-curve.svg'), 'utf8');
+    assert.match(curve, /^<svg /);
+    assert.equal((curve.match(/<path class="series" data-series="(all|shop)"/g) ?? []).length, 2, 'overall and per-site lines');
+    assert.equal((curve.match(/<circle /g) ?? []).length, 6);
+    const terms = fs.readFileSync(path.join(dir, 'terminations.svg'), 'utf8');
+    assert.equal((terms.match(/data-series="ENV_ERROR"/g) ?? []).length, 1, 'one ENV_ERROR bar, in round 2');
+    const md = fs.readFileSync(files.markdown, 'utf8');
+    assert.match(md, /!\[learning curve\]\(learning-curve\.svg\)/);
+    const html = fs.readFileSync(files.html, 'utf8');
+    assert.match(html, /^<!doctype html>/);
+    assert.equal((html.match(/<svg /g) ?? []).length, 4, 'the four plots inline');
+    assert.match(html, /<h2>Terminations<\/h2>/);
+    assert.match(html, /<td>COMPLETED<\/td><td>6<\/td>/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
