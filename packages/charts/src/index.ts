@@ -136,7 +136,7 @@ export function lineChart(o: LineChartOptions): string {
       }
     }
   });
-  if (o.series.length > 1) body += legend(named, M.left + 180, 16, width - M.right);
+  if (o.series.length > 1) body += legend(named, M.left + Math.max(180, o.title.length * 7 + 16), 16, width - M.right);
   return frame(f, body);
 }
 
@@ -189,7 +189,7 @@ export function stackedBars(o: StackedBarsOptions): string {
   body += `<line x1="${M.left}" x2="${width - M.right}" y1="${M.top + ph}" y2="${M.top + ph}" stroke="#999"/>`;
   if (o.xLabel) body += `<text x="${M.left + pw / 2}" y="${height - 4}" text-anchor="middle" fill="#333">${escapeXml(o.xLabel)}</text>`;
   if (o.yLabel) body += `<text transform="translate(12 ${M.top + ph / 2}) rotate(-90)" text-anchor="middle" fill="#333">${escapeXml(o.yLabel)}</text>`;
-  body += legend(named, M.left + 180, 16, width - M.right);
+  body += legend(named, M.left + Math.max(180, o.title.length * 7 + 16), 16, width - M.right);
   return frame(f, body);
 }
 
