@@ -50,6 +50,7 @@ const CASES: Array<{ service: string; env: Record<string, string>; variable: str
   { service: 'judge', env: { OWRL_JUDGE_CONCURRENCY: 'many' }, variable: 'OWRL_JUDGE_CONCURRENCY', message: 'OWRL_JUDGE_CONCURRENCY="many" is not an integer >= 1' },
   { service: 'learner', env: { OWRL_LOG_LEVEL: 'chatty' }, variable: 'OWRL_LOG_LEVEL', message: 'OWRL_LOG_LEVEL="chatty" must be one of fatal, error, warn, info, debug, trace, silent' },
   { service: 'learner', env: { OWRL_ROUNDS: '0' }, variable: 'OWRL_ROUNDS', message: 'OWRL_ROUNDS="0" is not an integer >= 1' },
+  { service: 'console', env: { OWRL_CONSOLE_PORT: 'x' }, variable: 'OWRL_CONSOLE_PORT', message: 'OWRL_CONSOLE_PORT="x" is not an integer >= 0' },
   { service: 'sites', env: { OWRL_SITES_PORT: '70000' }, variable: 'OWRL_SITES_PORT', message: 'OWRL_SITES_PORT=70000 is not a port (0-65535)' },
   {
     service: 'sites',

@@ -41,7 +41,13 @@ async function snapshot(page: Page, probe: [number, number] | null, ms: number):
   return settleWithin(page.evaluate(snapshotInPage, args), ms, null);
 }
 
-async function resolvePoint(page: Page, t: Target, vp: { width: number; height: number }): Promise<[number, number]> {
+async function resolvePoint(pts: Array<[number, number]>, page: Page, t: Target, vp: { width: number; height: number }): Promise<[number, number]> {
+  const p = await targetPoint(page, t, vp);
+  pts.push(p);
+  return p;
+}
+
+async function targetPoint(page: Page, t: Target, vp: { width: number; height: number }): Promise<[number, number]> {
   if (t.kind === 'point') {
     if (t.x < 0 || t.y < 0 || t.x >= vp.width || t.y >= vp.height) {
       throw new ToolCallError('out_of_viewport', `point [${t.x}, ${t.y}] is outside the ${vp.width}x${vp.height} viewport`, { x: String(t.x), y: String(t.y) });
@@ -60,24 +66,25 @@ function intentOf(c: ParsedCall): CallIntent {
   return { tool: c.tool };
 }
 
-async function act(x: ExecContext, c: ParsedCall, deadline: number): Promise<void> {
+/** Performs the call; every viewport point it acts on is appended to `pts` (for the trajectory viewer). */
+async function act(x: ExecContext, c: ParsedCall, deadline: number, pts: Array<[number, number]>): Promise<void> {
   const s = x.session;
   const page = s.active;
   const left = (): number => Math.max(1, deadline - performance.now());
   switch (c.tool) {
     case 'click': {
-      const [px, py] = await resolvePoint(page, c.target, x.viewport);
+      const [px, py] = await resolvePoint(pts, page, c.target, x.viewport);
       await page.mouse.click(px, py, { button: c.button, clickCount: c.clicks });
       return;
     }
     case 'hover': {
-      const [px, py] = await resolvePoint(page, c.target, x.viewport);
+      const [px, py] = await resolvePoint(pts, page, c.target, x.viewport);
       await page.mouse.move(px, py);
       return;
     }
     case 'drag': {
-      const [sx, sy] = await resolvePoint(page, c.start, x.viewport);
-      const [ex, ey] = await resolvePoint(page, c.end, x.viewport);
+      const [sx, sy] = await resolvePoint(pts, page, c.start, x.viewport);
+      const [ex, ey] = await resolvePoint(pts, page, c.end, x.viewport);
       await page.mouse.move(sx, sy);
       await page.mouse.down();
       await page.mouse.move(ex, ey, { steps: c.steps });
@@ -88,11 +95,11 @@ async function act(x: ExecContext, c: ParsedCall, deadline: number): Promise<voi
       if (c.target?.kind === 'element') {
         const focused = await page.evaluate(focusElementInPage, c.target.id);
         if (!focused) {
-          const [px, py] = await resolvePoint(page, c.target, x.viewport);
+          const [px, py] = await resolvePoint(pts, page, c.target, x.viewport);
           await page.mouse.click(px, py);
         }
       } else if (c.target) {
-        const [px, py] = await resolvePoint(page, c.target, x.viewport);
+        const [px, py] = await resolvePoint(pts, page, c.target, x.viewport);
         await page.mouse.click(px, py);
       }
       const f = await page.evaluate(focusedFieldInPage);
@@ -117,7 +124,7 @@ async function act(x: ExecContext, c: ParsedCall, deadline: number): Promise<voi
       }
       return;
     case 'scroll': {
-      const [px, py] = c.target ? await resolvePoint(page, c.target, x.viewport) : [Math.round(x.viewport.width / 2), Math.round(x.viewport.height / 2)];
+      const [px, py] = c.target ? await resolvePoint(pts, page, c.target, x.viewport) : [Math.round(x.viewport.width / 2), Math.round(x.viewport.height / 2)];
       const vertical = c.direction === 'up' || c.direction === 'down';
       const px2 = scrollPixels(c.amount, vertical ? x.viewport.height : x.viewport.width);
       const sign = c.direction === 'down' || c.direction === 'right' ? 1 : -1;
@@ -212,12 +219,13 @@ export async function executeCall(x: ExecContext, call: ToolCallSpec): Promise<T
   const limit = deadline >= x.stepDeadline ? 'step' : 'tool_call';
   const probe: [number, number] | null =
     parsed.tool === 'scroll' ? (parsed.target?.kind === 'point' ? [parsed.target.x, parsed.target.y] : [Math.round(x.viewport.width / 2), Math.round(x.viewport.height / 2)]) : null;
+  const points: Array<[number, number]> = [];
   const mark = s.beginCall();
   const before = await snapshot(s.active, probe, Math.min(SNAPSHOT_MAX_MS, Math.max(1, deadline - performance.now())));
   let failure: ToolCallError | null = null;
   try {
     const timeout = (): ToolCallError => new ToolCallError('timeout', `${parsed.tool} did not finish in ${Math.round(deadline - t0)} ms`);
-    await bounded(act(x, parsed, deadline), deadline - performance.now(), timeout, x.signal);
+    await bounded(act(x, parsed, deadline, points), deadline - performance.now(), timeout, x.signal);
     await s.awaitReaction(mark, deadline);
   } catch (e) {
     if (x.signal.aborted) throw x.signal.reason;
@@ -250,5 +258,5 @@ export async function executeCall(x: ExecContext, call: ToolCallSpec): Promise<T
   } else if (ev.navStatus >= 500) {
     errorCode = 'http_5xx';
   }
-  return { call, ok: errorCode === '', errorCode, effects, latencyMs: msSince(t0) };
+  return { call, ok: errorCode === '', errorCode, effects, latencyMs: msSince(t0), ...(points.length > 0 ? { points } : {}) };
 }

@@ -95,6 +95,8 @@ export interface ToolCallResult {
   errorCode: string;
   effects: EffectRecord[];
   latencyMs: number;
+  /** Viewport points [x, y] the call acted on (click, hover, write target, scroll; drag: start, end). */
+  points?: Array<[number, number]>;
 }
 
 export interface StepTiming {

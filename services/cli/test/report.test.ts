@@ -1,12 +1,12 @@
 // The run report groups exclusions by whom their cause is attributed to (the fault of the
-// termination reason, @owrl/core), expectations written by hand.
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+// termination reason, @owrl/core), expectations written by hand; it writes SVG plots and HTML.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EpochStatSchema, make as mk, RoundSummarySchema, RunStateSchema } from '@owrl/proto';
-import { buildReport as build, excludedByFault, exclusionFault, writeReport as write } from '../src/demo/report.js';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DifficultyStatSchema, EpochStatSchema, make, RoundSummarySchema, RunStateSchema, SuiteStatSchema } from '@owrl/proto';
+import { buildReport, excludedByFault, exclusionFault, writeReport } from '../src/demo/report.js';
 
 void test('exclusions are attributed to the site, the network, our side, the task, a skip or the judge', () => {
   assert.equal(exclusionFault('init_error:dns'), 'site');
@@ -25,25 +25,66 @@ void test('exclusions are attributed to the site, the network, our side, the tas
 });
 
 void test('the report shows update health per PPO epoch and the last epoch clip fraction', () => {
-  const epoch = (e: number, clip: number) => mk(EpochStatSchema, { epoch: e, loss: -0.1 * e, clipFraction: clip, approxKl: 0.01 * (e - 1), gradNorm: 2, meanRatio: e === 1 ? 1 : 1.05, learningRate: 0.05, actions: 40n });
-  const s = mk(RunStateSchema, {
+  const epoch = (e: number, clip: number) => make(EpochStatSchema, { epoch: e, loss: -0.1 * e, clipFraction: clip, approxKl: 0.01 * (e - 1), gradNorm: 2, meanRatio: e === 1 ? 1 : 1.05, learningRate: 0.05, actions: 40n });
+  const s = make(RunStateSchema, {
     runId: 'r',
     rounds: [
-      mk(RoundSummarySchema, { round: 0n, successRate: 0.1, epochs: [epoch(1, 0), epoch(2, 0.2)] }),
-      mk(RoundSummarySchema, { round: 1n, successRate: 0.2 }),
-      mk(RoundSummarySchema, { round: 2n, successRate: 0.3, epochs: [epoch(1, 0), epoch(2, 0.4)] }),
+      make(RoundSummarySchema, { round: 0n, successRate: 0.1, epochs: [epoch(1, 0), epoch(2, 0.2)] }),
+      make(RoundSummarySchema, { round: 1n, successRate: 0.2 }),
+      make(RoundSummarySchema, { round: 2n, successRate: 0.3, epochs: [epoch(1, 0), epoch(2, 0.4)] }),
     ],
   });
-  const r = build(s, 1);
+  const r = buildReport(s, 1);
   assert.deepEqual(r.update_health.map((h) => h.round), [1, 3]);
   assert.deepEqual(r.update_health[1]?.epochs.map((e) => e.clip_fraction), [0, 0.4]);
   assert.equal(r.update_health[0]?.epochs[0]?.mean_ratio, 1);
   assert.deepEqual(r.last_epoch_clip, { mean: 0.3, max: 0.4 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-report-'));
   try {
-    const md = fs.readFileSync(write(dir, r).markdown, 'utf8');
+    const md = fs.readFileSync(writeReport(dir, r).markdown, 'utf8');
     assert.match(md, /Clip fraction of the last epoch: mean 30\.0 %, max 40\.0 %/);
     assert.match(md, /\| 3 \| 2 \| -0\.2 \| 40\.0 % \| 0\.01 \| 2 \| 1\.05 \| 0\.05 \|/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+void test('the report writes SVG plots and an HTML version next to report.md, from the rounds', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-report-'));
+  try {
+    const state = make(RunStateSchema, {
+      runId: 'r1',
+      policyVersion: 2n,
+      terminations: { COMPLETED: 6n, STEP_BUDGET_EXHAUSTED: 6n },
+      rounds: [1, 2, 3].map((n) =>
+        make(RoundSummarySchema, {
+          round: BigInt(n),
+          episodes: 4,
+          successes: n - 1,
+          successRate: (n - 1) / 4,
+          terminations: { COMPLETED: n, STEP_BUDGET_EXHAUSTED: 4 - n, ENV_ERROR: n === 2 ? 1 : 0 },
+          byDifficulty: [make(DifficultyStatSchema, { difficulty: 1, episodes: 2, successes: n - 1 })],
+          bySuite: [make(SuiteStatSchema, { suite: 'shop', episodes: 4, successes: n - 1 })],
+        }),
+      ),
+    });
+    const report = buildReport(state, 10);
+    assert.deepEqual(report.per_round.map((d) => [d.round, d.success, d.terminations['COMPLETED']]), [[1, 0, 1], [2, 0.25, 2], [3, 0.5, 3]]);
+    const files = writeReport(dir, report);
+    assert.deepEqual(files.charts.map((f) => path.basename(f)), ['learning-curve.svg', 'success-by-difficulty.svg', 'success-by-site.svg', 'terminations.svg']);
+    const curve = fs.readFileSync(path.join(dir, 'learning-curve.svg'), 'utf8');
+    assert.match(curve, /^<svg /);
+    assert.equal((curve.match(/<path class="series" data-series="(all|shop)"/g) ?? []).length, 2, 'overall and per-site lines');
+    assert.equal((curve.match(/<circle /g) ?? []).length, 6);
+    const terms = fs.readFileSync(path.join(dir, 'terminations.svg'), 'utf8');
+    assert.equal((terms.match(/data-series="ENV_ERROR"/g) ?? []).length, 1, 'one ENV_ERROR bar, in round 2');
+    const md = fs.readFileSync(files.markdown, 'utf8');
+    assert.match(md, /!\[learning curve\]\(learning-curve\.svg\)/);
+    const html = fs.readFileSync(files.html, 'utf8');
+    assert.match(html, /^<!doctype html>/);
+    assert.equal((html.match(/<svg /g) ?? []).length, 4, 'the four plots inline');
+    assert.match(html, /<h2>Terminations<\/h2>/);
+    assert.match(html, /<td>COMPLETED<\/td><td>6<\/td>/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

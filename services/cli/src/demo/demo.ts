@@ -1,6 +1,8 @@
 // `owrl demo`: a whole training run on this machine. Starts a JetStream server when NATS_URL is
 // unset, then the bundled sites, the learner, the judge and N actors as separate processes; shows
-// progress per round; ends with a summary and a report (learning curve, failure breakdown).
+// progress per round, and the web console (owrl console) while it runs; ends with a summary and a
+// report (learning curve, failure breakdown, plots).
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +76,11 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
     const sitesPort = await freePort();
     const grpcPort = await freePort();
     const artifactPort = await freePort();
+    const consolePort = process.env['OWRL_CONSOLE_PORT'] ? Number(process.env['OWRL_CONSOLE_PORT']) : await freePort();
+    // Run control (pause/resume, blacklist edits from the console) with a token of this run only.
+    const controlToken = randomBytes(16).toString('hex');
+    const tokenFile = path.join(runDir, 'control.token');
+    fs.writeFileSync(tokenFile, `${controlToken}\n`, { mode: 0o600 });
     const sitesUrl = `http://127.0.0.1:${sitesPort}`;
     const common = { NATS_URL: natsUrl, OWRL_LOG_LEVEL: process.env['OWRL_LOG_LEVEL'] ?? 'info', OWRL_MAX_PAYLOAD: String(8 * 1024 * 1024) };
 
@@ -98,6 +105,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
       OWRL_ARTIFACT_HOST: '127.0.0.1',
       OWRL_ARTIFACT_PORT: String(artifactPort),
       OWRL_DATA_DIR: path.join(runDir, 'learner'),
+      OWRL_CONTROL_TOKEN: controlToken,
     });
     procs.start('judge', serviceMain('judge'), { ...common });
     for (let i = 0; i < o.actors; i++) {
@@ -108,7 +116,15 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
         OWRL_ALLOW_HOSTS: `127.0.0.1:${sitesPort}`,
       });
     }
+    procs.start('console', serviceMain('console'), {
+      ...common,
+      OWRL_LEARNER: `127.0.0.1:${grpcPort}`,
+      OWRL_CONSOLE_HOST: '127.0.0.1',
+      OWRL_CONSOLE_PORT: String(consolePort),
+      OWRL_CONTROL_TOKEN: controlToken,
+    });
     out(`learner gRPC at 127.0.0.1:${grpcPort} (try: npx owrl status --learner 127.0.0.1:${grpcPort})`);
+    out(`console at http://127.0.0.1:${consolePort}/ (control token in ${tokenFile})`);
     out(`started learner, judge and ${o.actors} actors × ${o.slots} browser slots; logs in ${path.join(runDir, 'logs')}`);
 
     client = new LearnerClientHandle(`127.0.0.1:${grpcPort}`);
@@ -146,7 +162,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
     );
     const sites = Object.entries(report.by_suite).map(([k, e]) => `${k} ${(e.first3.rate * 100).toFixed(0)}% -> ${(e.last3.rate * 100).toFixed(0)}%`);
     if (sites.length > 0) out(`by site (first 3 rounds -> last 3): ${sites.join(', ')}`);
-    out(`report: ${files.markdown}`);
+    out(`report: ${files.markdown} (with plots: ${files.html})`);
     return report;
   } finally {
     client?.close();

@@ -1,7 +1,9 @@
 // The report of a finished run: learning curve, success by difficulty, failure breakdown and the
-// accounting of every dispatched rollout; written as JSON and Markdown.
+// accounting of every dispatched rollout; written as JSON, Markdown and HTML, with SVG plots of the
+// learning curve, success by difficulty and by site, and terminations over time.
 import fs from 'node:fs';
 import path from 'node:path';
+import { escapeXml, hbars, lineChart, stackedBars } from '@owrl/charts';
 import { outcomeFault, parseOutcomeKey } from '@owrl/core';
 import type { RunState } from '@owrl/proto';
 
@@ -27,6 +29,17 @@ export interface RunReport {
   update_health: { round: number; epochs: { epoch: number; loss: number; clip_fraction: number; approx_kl: number; grad_norm: number; mean_ratio: number; learning_rate: number }[] }[];
   /** Clip fraction of the last PPO epoch over the run (mean and max over updates). */
   last_epoch_clip: { mean: number; max: number };
+  /** Per round: success, success by difficulty and by suite, terminations and exclusions (for the plots). */
+  per_round: RoundDetail[];
+}
+
+export interface RoundDetail {
+  round: number;
+  success: number;
+  by_difficulty: Record<string, { episodes: number; successes: number }>;
+  by_suite: Record<string, { episodes: number; successes: number }>;
+  terminations: Record<string, number>;
+  excluded: Record<string, number>;
 }
 
 /**
@@ -116,7 +129,66 @@ export function buildReport(s: RunState, wallS: number): RunReport {
     excluded,
     excluded_by_fault: excludedByFault(excluded),
     counters,
+    per_round: s.rounds.map((r) => ({
+      round: Number(r.round),
+      success: Number(r.successRate.toFixed(4)),
+      by_difficulty: Object.fromEntries(r.byDifficulty.map((d) => [String(d.difficulty), { episodes: d.episodes, successes: d.successes }])),
+      by_suite: Object.fromEntries(r.bySuite.map((d) => [d.suite, { episodes: d.episodes, successes: d.successes }])),
+      terminations: { ...r.terminations },
+      excluded: { ...r.excluded },
+    })),
   };
+}
+
+const pct = (v: number): string => `${Math.round(v * 1000) / 10}%`;
+
+/** The report's plots as SVG documents, by file name. */
+export function reportCharts(r: RunReport): Record<string, string> {
+  const rounds = r.per_round ?? [];
+  const keys = (pick: (d: RoundDetail) => Record<string, unknown>): string[] => [...new Set(rounds.flatMap((d) => Object.keys(pick(d))))].sort();
+  const rate = (e: { episodes: number; successes: number } | undefined): number => (e && e.episodes > 0 ? e.successes / e.episodes : NaN);
+  const suites = keys((d) => d.by_suite);
+  const curve = lineChart({
+    title: 'Learning curve: success per round',
+    xLabel: 'round',
+    yMin: 0,
+    yMax: 1,
+    yFormat: pct,
+    width: 720,
+    height: 280,
+    series: [
+      { name: 'all', points: rounds.length ? rounds.map((d) => [d.round, d.success] as [number, number]) : r.curve.map((x, i) => [i + 1, x] as [number, number]) },
+      ...suites.map((s) => ({ name: s, points: rounds.map((d) => [d.round, rate(d.by_suite[s])] as [number, number]) })),
+    ],
+  });
+  const diffs = keys((d) => d.by_difficulty).sort((a, b) => Number(a) - Number(b));
+  const byDifficulty = lineChart({
+    title: 'Success by difficulty (steps) per round',
+    xLabel: 'round',
+    yMin: 0,
+    yMax: 1,
+    yFormat: pct,
+    width: 720,
+    height: 280,
+    series: diffs.map((k) => ({ name: `${k} steps`, points: rounds.map((d) => [d.round, rate(d.by_difficulty[k])] as [number, number]) })),
+  });
+  const bySite = hbars({
+    title: 'Success by site: last three rounds (first three in brackets)',
+    max: 1,
+    format: pct,
+    width: 720,
+    bars: Object.entries(r.by_suite).map(([k, e]) => ({ label: k, value: e.last3.rate, note: `(${pct(e.first3.rate)})` })),
+  });
+  const classes = keys((d) => d.terminations);
+  const terminations = stackedBars({
+    title: 'Terminations per round',
+    xLabel: 'round',
+    width: 720,
+    height: 280,
+    categories: rounds.map((d) => d.round),
+    series: classes.map((c) => ({ name: c, values: rounds.map((d) => d.terminations[c] ?? 0) })),
+  });
+  return { 'learning-curve.svg': curve, 'success-by-difficulty.svg': byDifficulty, 'success-by-site.svg': bySite, 'terminations.svg': terminations };
 }
 
 function sparkline(xs: number[]): string {
@@ -124,11 +196,14 @@ function sparkline(xs: number[]): string {
   return xs.map((x) => bars[Math.min(bars.length - 1, Math.max(0, Math.round(x * (bars.length - 1))))]).join('');
 }
 
-export function writeReport(dir: string, r: RunReport): { json: string; markdown: string } {
+export function writeReport(dir: string, r: RunReport): { json: string; markdown: string; html: string; charts: string[] } {
   fs.mkdirSync(dir, { recursive: true });
   const json = path.join(dir, 'report.json');
   const markdown = path.join(dir, 'report.md');
+  const html = path.join(dir, 'report.html');
   fs.writeFileSync(json, JSON.stringify(r, null, 2) + '\n');
+  const charts = reportCharts(r);
+  for (const [name, svg] of Object.entries(charts)) fs.writeFileSync(path.join(dir, name), svg + '\n');
   const rows = r.curve.map((x, i) => `| ${i + 1} | ${(x * 100).toFixed(1)} % |`).join('\n');
   const diff = Object.entries(r.by_difficulty_last3)
     .map(([d, e]) => `| ${d} | ${e.episodes} | ${(e.rate * 100).toFixed(1)} % |`)
@@ -154,7 +229,15 @@ Rounds ${r.rounds}, final policy v${r.policy_version}, wall time ${r.wall_s} s.
 
 Success: first round ${(r.success_first * 100).toFixed(1)} %, mean of the last three ${(r.success_last3 * 100).toFixed(1)} % (tasks of 1–3 steps: ${(r.success_last3_easy * 100).toFixed(1)} %).
 
-Learning curve: \`${sparkline(r.curve)}\`
+Learning curve: \`${sparkline(r.curve)}\` (plots: [HTML report](report.html))
+
+![learning curve](learning-curve.svg)
+
+![success by difficulty](success-by-difficulty.svg)
+
+![success by site](success-by-site.svg)
+
+![terminations per round](terminations.svg)
 
 | round | success |
 | --- | --- |
@@ -205,5 +288,38 @@ ${r.update_health.flatMap((h) => h.epochs.map((e) => `| ${h.round} | ${e.epoch} 
 ${table(r.counters)}
 `,
   );
-  return { json, markdown };
+  fs.writeFileSync(html, reportHtml(fs.readFileSync(markdown, 'utf8'), charts));
+  return { json, markdown, html, charts: Object.keys(charts).map((n) => path.join(dir, n)) };
+}
+
+/**
+ * The HTML version of report.md: its headings, paragraphs and tables as HTML, with the plots
+ * inline (a self-contained file). Only the Markdown this module writes is handled.
+ */
+export function reportHtml(markdown: string, charts: Record<string, string>): string {
+  const out: string[] = [];
+  const lines = markdown.split('\n');
+  const inline = (t: string): string => escapeXml(t).replace(/`([^`]*)`/g, '<code>$1</code>');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    const img = /^!\[[^\]]*\]\(([^)]+)\)$/.exec(line);
+    if (img) {
+      const svg = charts[img[1] ?? ''];
+      if (svg) out.push(`<figure>${svg}</figure>`);
+      continue;
+    }
+    if (line.startsWith('# ')) out.push(`<h1>${inline(line.slice(2))}</h1>`);
+    else if (line.startsWith('## ')) out.push(`<h2>${inline(line.slice(3))}</h2>`);
+    else if (line.startsWith('|')) {
+      const rows: string[][] = [];
+      for (; i < lines.length && (lines[i] ?? '').startsWith('|'); i++) {
+        const cells = (lines[i] ?? '').split('|').slice(1, -1).map((c) => c.trim());
+        if (!cells.every((c) => /^-+$/.test(c))) rows.push(cells);
+      }
+      i--;
+      const [head, ...body] = rows;
+      out.push(`<table><thead><tr>${(head ?? []).map((c) => `<th>${inline(c)}</th>`).join('')}</tr></thead><tbody>${body.map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`);
+    } else if (line.trim() !== '') out.push(`<p>${inline(line).replace(/\[HTML report\]\(report.html\)/, 'this page')}</p>`);
+  }
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>owrl run report</title><style>body{font:14px/1.45 system-ui,sans-serif;max-width:960px;margin:20px auto;padding:0 12px;color:#1d1d1f}table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}th{background:#f3f3f3}figure{margin:10px 0}svg{max-width:100%;height:auto;border:1px solid #eee}code{background:#f1f1f1;padding:0 3px}</style></head><body>${out.join('\n')}</body></html>\n`;
 }

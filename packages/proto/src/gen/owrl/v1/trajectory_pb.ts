@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file owrl/v1/trajectory.proto.
  */
 export const file_owrl_v1_trajectory: GenFile = /*@__PURE__*/
-  fileDesc("Chhvd3JsL3YxL3RyYWplY3RvcnkucHJvdG8SB293cmwudjEiKwoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIRCglhcmdzX2pzb24YAiABKAkimwEKBkVmZmVjdBIhCgRraW5kGAEgASgOMhMub3dybC52MS5FZmZlY3RLaW5kEgwKBGxpbmUYAiABKAkSLwoIZXZpZGVuY2UYAyADKAsyHS5vd3JsLnYxLkVmZmVjdC5FdmlkZW5jZUVudHJ5Gi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKDAQoKVG9vbFJlc3VsdBIfCgRjYWxsGAEgASgLMhEub3dybC52MS5Ub29sQ2FsbBIKCgJvaxgCIAEoCBIgCgdlZmZlY3RzGAMgAygLMg8ub3dybC52MS5FZmZlY3QSEgoKbGF0ZW5jeV9tcxgEIAEoARISCgplcnJvcl9jb2RlGAUgASgJImYKC1BvbGljeVRyYWNlEigKB3BvaW50ZXIYASABKAsyFS5vd3JsLnYxLlBvaW50ZXJUcmFjZUgAEiUKBnRva2VucxgCIAEoCzITLm93cmwudjEuVG9rZW5UcmFjZUgAQgYKBGtpbmQitQEKDFBvaW50ZXJUcmFjZRIWCg5udW1fY2FuZGlkYXRlcxgBIAEoDRIPCgdvZmZzZXRzGAIgAygNEhUKDWZlYXR1cmVfaW5kZXgYAyADKA0SFQoNZmVhdHVyZV92YWx1ZRgEIAMoAhIOCgZjaG9zZW4YBSABKA0SDwoHbG9ncHJvYhgGIAEoARITCgt0ZW1wZXJhdHVyZRgHIAEoARIYChBjYW5kaWRhdGVfbGFiZWxzGAggAygJIlYKCEltYWdlUmVmEg4KBnNoYTI1NhgBIAEoCRIMCgRtaW1lGAIgASgJEg0KBXdpZHRoGAMgASgNEg4KBmhlaWdodBgEIAEoDRINCgVieXRlcxgFIAEoBCLSAQoKVG9rZW5UcmFjZRIRCgl0b2tlbl9pZHMYASADKA0SEAoIbG9ncHJvYnMYAiADKAISFQoNcHJvbXB0X3Rva2VucxgDIAEoDRIVCg1maW5pc2hfcmVhc29uGAQgASgJEhgKEHByb21wdF90b2tlbl9pZHMYBSADKA0SEQoJbG9zc19tYXNrGAYgAygNEg0KBW1vZGVsGAcgASgJEiEKBmltYWdlcxgIIAMoCzIRLm93cmwudjEuSW1hZ2VSZWYSEgoKaW5jb21wbGV0ZRgJIAEoCCJZCgpTdGVwVGltaW5nEhEKCXBvbGljeV9tcxgBIAEoARIRCglhY3Rpb25fbXMYAiABKAESEQoJc2V0dGxlX21zGAMgASgBEhIKCm9ic2VydmVfbXMYBCABKAEijwIKBFN0ZXASDQoFaW5kZXgYASABKA0SEQoJcmVhc29uaW5nGAIgASgJEiQKB3Jlc3VsdHMYAyADKAsyEy5vd3JsLnYxLlRvb2xSZXN1bHQSEgoKdXJsX2JlZm9yZRgEIAEoCRIRCgl1cmxfYWZ0ZXIYBSABKAkSIwoFdHJhY2UYBiABKAsyFC5vd3JsLnYxLlBvbGljeVRyYWNlEiMKBnRpbWluZxgHIAEoCzITLm93cmwudjEuU3RlcFRpbWluZxISCgpyYXdfb3V0cHV0GAggASgJEhMKC3BhcnNlX2Vycm9yGAkgASgIEiUKCnNjcmVlbnNob3QYCiABKAsyES5vd3JsLnYxLkltYWdlUmVmIlgKC1Rlcm1pbmF0aW9uEigKBWNsYXNzGAEgASgOMhkub3dybC52MS5UZXJtaW5hdGlvbkNsYXNzEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIs4CCgtEaWFnbm9zdGljcxIqCg1sYXRlbmN5X3RvdGFsGAEgASgLMhMub3dybC52MS5TdGVwVGltaW5nEhoKEmNocm9taXVtX3Jzc19ieXRlcxgCIAEoBBIYChBicm93c2VyX3VwdGltZV9zGAMgASgBEhgKEGJyb3dzZXJfZXBpc29kZXMYBCABKA0SFQoNaW5pdF9hdHRlbXB0cxgFIAEoDRITCgtodHRwX3N0YXR1cxgGIAEoDRIRCglmaW5hbF91cmwYByABKAkSEgoKZXJyb3JfbmFtZRgIIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAkgASgJEhMKC2Vycm9yX3N0YWNrGAogASgJEg8KB3dhbGxfbXMYCyABKAESFwoPYWN0b3JfcnNzX2J5dGVzGAwgASgEEhoKEmNocm9taXVtX3Bzc19ieXRlcxgNIAEoBCJQCghQYWdlRXZhbBIRCglldmFsdWF0ZWQYASABKAgSDgoGdHJ1dGh5GAIgASgIEhIKCnZhbHVlX2pzb24YAyABKAkSDQoFZXJyb3IYBCABKAki5QMKClRyYWplY3RvcnkSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SFQoNdHJhamVjdG9yeV9pZBgCIAEoCRIoCgdyZXF1ZXN0GAMgASgLMhcub3dybC52MS5Sb2xsb3V0UmVxdWVzdBIQCghhY3Rvcl9pZBgEIAEoCRIWCg5wb2xpY3lfdmVyc2lvbhgFIAEoBBIcCgVzdGVwcxgGIAMoCzINLm93cmwudjEuU3RlcBIUCgxmaW5hbF9hbnN3ZXIYByABKAkSEwoLY2FsbGVkX2RvbmUYCCABKAgSKQoLdGVybWluYXRpb24YCSABKAsyFC5vd3JsLnYxLlRlcm1pbmF0aW9uEikKC2RpYWdub3N0aWNzGAogASgLMhQub3dybC52MS5EaWFnbm9zdGljcxIqCg9maW5hbF9wYWdlX2V2YWwYCyABKAsyES5vd3JsLnYxLlBhZ2VFdmFsEhgKEGZpbmFsX3NjcmVlbnNob3QYDCABKAwSFQoNc3RhcnRlZF9hdF9tcxgNIAEoBBIWCg5maW5pc2hlZF9hdF9tcxgOIAEoBBIPCgd0cmltbWVkGA8gAygJEi8KFGZpbmFsX3NjcmVlbnNob3RfcmVmGBAgASgLMhEub3dybC52MS5JbWFnZVJlZiq3AgoQVGVybWluYXRpb25DbGFzcxIhCh1URVJNSU5BVElPTl9DTEFTU19VTlNQRUNJRklFRBAAEh8KG1RFUk1JTkFUSU9OX0NMQVNTX0NPTVBMRVRFRBABEisKJ1RFUk1JTkFUSU9OX0NMQVNTX1NURVBfQlVER0VUX0VYSEFVU1RFRBACEiYKIlRFUk1JTkFUSU9OX0NMQVNTX0dFTkVSQVRJT05fTElNSVQQAxIiCh5URVJNSU5BVElPTl9DTEFTU19GT1JNQVRfRVJST1IQBBIfChtURVJNSU5BVElPTl9DTEFTU19FTlZfRVJST1IQBRIjCh9URVJNSU5BVElPTl9DTEFTU19TQU5EQk9YX0VSUk9SEAYSIAocVEVSTUlOQVRJT05fQ0xBU1NfSU5JVF9FUlJPUhAHKp4DCgpFZmZlY3RLaW5kEhsKF0VGRkVDVF9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVRUZGRUNUX0tJTkRfTkFWSUdBVEVEEAESFwoTRUZGRUNUX0tJTkRfTkVXX1RBQhACEhoKFkVGRkVDVF9LSU5EX1RBQl9DTE9TRUQQAxIbChdFRkZFQ1RfS0lORF9ET01fQ0hBTkdFRBAEEhkKFUVGRkVDVF9LSU5EX1ZBTFVFX1NFVBAFEh4KGkVGRkVDVF9LSU5EX1ZBTFVFX01JU01BVENIEAYSGAoURUZGRUNUX0tJTkRfU0NST0xMRUQQBxIeChpFRkZFQ1RfS0lORF9TQ1JPTExfQkxPQ0tFRBAIEhkKFUVGRkVDVF9LSU5EX05PX0VGRkVDVBAJEhYKEkVGRkVDVF9LSU5EX0RJQUxPRxAKEhgKFEVGRkVDVF9LSU5EX0RPV05MT0FEEAsSFwoTRUZGRUNUX0tJTkRfQkxPQ0tFRBAMEhUKEUVGRkVDVF9LSU5EX0VSUk9SEA0SFAoQRUZGRUNUX0tJTkRfRE9ORRAOYgZwcm90bzM", [file_owrl_v1_rollout]);
+  fileDesc("Chhvd3JsL3YxL3RyYWplY3RvcnkucHJvdG8SB293cmwudjEiKwoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIRCglhcmdzX2pzb24YAiABKAkimwEKBkVmZmVjdBIhCgRraW5kGAEgASgOMhMub3dybC52MS5FZmZlY3RLaW5kEgwKBGxpbmUYAiABKAkSLwoIZXZpZGVuY2UYAyADKAsyHS5vd3JsLnYxLkVmZmVjdC5FdmlkZW5jZUVudHJ5Gi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKjAQoKVG9vbFJlc3VsdBIfCgRjYWxsGAEgASgLMhEub3dybC52MS5Ub29sQ2FsbBIKCgJvaxgCIAEoCBIgCgdlZmZlY3RzGAMgAygLMg8ub3dybC52MS5FZmZlY3QSEgoKbGF0ZW5jeV9tcxgEIAEoARISCgplcnJvcl9jb2RlGAUgASgJEh4KBnBvaW50cxgGIAMoCzIOLm93cmwudjEuUG9pbnQiHQoFUG9pbnQSCQoBeBgBIAEoBRIJCgF5GAIgASgFImYKC1BvbGljeVRyYWNlEigKB3BvaW50ZXIYASABKAsyFS5vd3JsLnYxLlBvaW50ZXJUcmFjZUgAEiUKBnRva2VucxgCIAEoCzITLm93cmwudjEuVG9rZW5UcmFjZUgAQgYKBGtpbmQitQEKDFBvaW50ZXJUcmFjZRIWCg5udW1fY2FuZGlkYXRlcxgBIAEoDRIPCgdvZmZzZXRzGAIgAygNEhUKDWZlYXR1cmVfaW5kZXgYAyADKA0SFQoNZmVhdHVyZV92YWx1ZRgEIAMoAhIOCgZjaG9zZW4YBSABKA0SDwoHbG9ncHJvYhgGIAEoARITCgt0ZW1wZXJhdHVyZRgHIAEoARIYChBjYW5kaWRhdGVfbGFiZWxzGAggAygJIlYKCEltYWdlUmVmEg4KBnNoYTI1NhgBIAEoCRIMCgRtaW1lGAIgASgJEg0KBXdpZHRoGAMgASgNEg4KBmhlaWdodBgEIAEoDRINCgVieXRlcxgFIAEoBCLSAQoKVG9rZW5UcmFjZRIRCgl0b2tlbl9pZHMYASADKA0SEAoIbG9ncHJvYnMYAiADKAISFQoNcHJvbXB0X3Rva2VucxgDIAEoDRIVCg1maW5pc2hfcmVhc29uGAQgASgJEhgKEHByb21wdF90b2tlbl9pZHMYBSADKA0SEQoJbG9zc19tYXNrGAYgAygNEg0KBW1vZGVsGAcgASgJEiEKBmltYWdlcxgIIAMoCzIRLm93cmwudjEuSW1hZ2VSZWYSEgoKaW5jb21wbGV0ZRgJIAEoCCJZCgpTdGVwVGltaW5nEhEKCXBvbGljeV9tcxgBIAEoARIRCglhY3Rpb25fbXMYAiABKAESEQoJc2V0dGxlX21zGAMgASgBEhIKCm9ic2VydmVfbXMYBCABKAEijwIKBFN0ZXASDQoFaW5kZXgYASABKA0SEQoJcmVhc29uaW5nGAIgASgJEiQKB3Jlc3VsdHMYAyADKAsyEy5vd3JsLnYxLlRvb2xSZXN1bHQSEgoKdXJsX2JlZm9yZRgEIAEoCRIRCgl1cmxfYWZ0ZXIYBSABKAkSIwoFdHJhY2UYBiABKAsyFC5vd3JsLnYxLlBvbGljeVRyYWNlEiMKBnRpbWluZxgHIAEoCzITLm93cmwudjEuU3RlcFRpbWluZxISCgpyYXdfb3V0cHV0GAggASgJEhMKC3BhcnNlX2Vycm9yGAkgASgIEiUKCnNjcmVlbnNob3QYCiABKAsyES5vd3JsLnYxLkltYWdlUmVmIlgKC1Rlcm1pbmF0aW9uEigKBWNsYXNzGAEgASgOMhkub3dybC52MS5UZXJtaW5hdGlvbkNsYXNzEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIs4CCgtEaWFnbm9zdGljcxIqCg1sYXRlbmN5X3RvdGFsGAEgASgLMhMub3dybC52MS5TdGVwVGltaW5nEhoKEmNocm9taXVtX3Jzc19ieXRlcxgCIAEoBBIYChBicm93c2VyX3VwdGltZV9zGAMgASgBEhgKEGJyb3dzZXJfZXBpc29kZXMYBCABKA0SFQoNaW5pdF9hdHRlbXB0cxgFIAEoDRITCgtodHRwX3N0YXR1cxgGIAEoDRIRCglmaW5hbF91cmwYByABKAkSEgoKZXJyb3JfbmFtZRgIIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAkgASgJEhMKC2Vycm9yX3N0YWNrGAogASgJEg8KB3dhbGxfbXMYCyABKAESFwoPYWN0b3JfcnNzX2J5dGVzGAwgASgEEhoKEmNocm9taXVtX3Bzc19ieXRlcxgNIAEoBCJQCghQYWdlRXZhbBIRCglldmFsdWF0ZWQYASABKAgSDgoGdHJ1dGh5GAIgASgIEhIKCnZhbHVlX2pzb24YAyABKAkSDQoFZXJyb3IYBCABKAki5QMKClRyYWplY3RvcnkSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SFQoNdHJhamVjdG9yeV9pZBgCIAEoCRIoCgdyZXF1ZXN0GAMgASgLMhcub3dybC52MS5Sb2xsb3V0UmVxdWVzdBIQCghhY3Rvcl9pZBgEIAEoCRIWCg5wb2xpY3lfdmVyc2lvbhgFIAEoBBIcCgVzdGVwcxgGIAMoCzINLm93cmwudjEuU3RlcBIUCgxmaW5hbF9hbnN3ZXIYByABKAkSEwoLY2FsbGVkX2RvbmUYCCABKAgSKQoLdGVybWluYXRpb24YCSABKAsyFC5vd3JsLnYxLlRlcm1pbmF0aW9uEikKC2RpYWdub3N0aWNzGAogASgLMhQub3dybC52MS5EaWFnbm9zdGljcxIqCg9maW5hbF9wYWdlX2V2YWwYCyABKAsyES5vd3JsLnYxLlBhZ2VFdmFsEhgKEGZpbmFsX3NjcmVlbnNob3QYDCABKAwSFQoNc3RhcnRlZF9hdF9tcxgNIAEoBBIWCg5maW5pc2hlZF9hdF9tcxgOIAEoBBIPCgd0cmltbWVkGA8gAygJEi8KFGZpbmFsX3NjcmVlbnNob3RfcmVmGBAgASgLMhEub3dybC52MS5JbWFnZVJlZiq3AgoQVGVybWluYXRpb25DbGFzcxIhCh1URVJNSU5BVElPTl9DTEFTU19VTlNQRUNJRklFRBAAEh8KG1RFUk1JTkFUSU9OX0NMQVNTX0NPTVBMRVRFRBABEisKJ1RFUk1JTkFUSU9OX0NMQVNTX1NURVBfQlVER0VUX0VYSEFVU1RFRBACEiYKIlRFUk1JTkFUSU9OX0NMQVNTX0dFTkVSQVRJT05fTElNSVQQAxIiCh5URVJNSU5BVElPTl9DTEFTU19GT1JNQVRfRVJST1IQBBIfChtURVJNSU5BVElPTl9DTEFTU19FTlZfRVJST1IQBRIjCh9URVJNSU5BVElPTl9DTEFTU19TQU5EQk9YX0VSUk9SEAYSIAocVEVSTUlOQVRJT05fQ0xBU1NfSU5JVF9FUlJPUhAHKp4DCgpFZmZlY3RLaW5kEhsKF0VGRkVDVF9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVRUZGRUNUX0tJTkRfTkFWSUdBVEVEEAESFwoTRUZGRUNUX0tJTkRfTkVXX1RBQhACEhoKFkVGRkVDVF9LSU5EX1RBQl9DTE9TRUQQAxIbChdFRkZFQ1RfS0lORF9ET01fQ0hBTkdFRBAEEhkKFUVGRkVDVF9LSU5EX1ZBTFVFX1NFVBAFEh4KGkVGRkVDVF9LSU5EX1ZBTFVFX01JU01BVENIEAYSGAoURUZGRUNUX0tJTkRfU0NST0xMRUQQBxIeChpFRkZFQ1RfS0lORF9TQ1JPTExfQkxPQ0tFRBAIEhkKFUVGRkVDVF9LSU5EX05PX0VGRkVDVBAJEhYKEkVGRkVDVF9LSU5EX0RJQUxPRxAKEhgKFEVGRkVDVF9LSU5EX0RPV05MT0FEEAsSFwoTRUZGRUNUX0tJTkRfQkxPQ0tFRBAMEhUKEUVGRkVDVF9LSU5EX0VSUk9SEA0SFAoQRUZGRUNUX0tJTkRfRE9ORRAOYgZwcm90bzM", [file_owrl_v1_rollout]);
 
 /**
  * One call of one of the atomic tools (click, write, press_keys, scroll, ...).
@@ -103,6 +103,14 @@ export type ToolResult = Message<"owrl.v1.ToolResult"> & {
    * @generated from field: string error_code = 5;
    */
   errorCode: string;
+
+  /**
+   * Viewport points the call acted on, in screenshot pixels (click, hover, write target, scroll;
+   * drag: start then end), also when the call named an element id.
+   *
+   * @generated from field: repeated owrl.v1.Point points = 6;
+   */
+  points: Point[];
 };
 
 /**
@@ -111,6 +119,28 @@ export type ToolResult = Message<"owrl.v1.ToolResult"> & {
  */
 export const ToolResultSchema: GenMessage<ToolResult> = /*@__PURE__*/
   messageDesc(file_owrl_v1_trajectory, 2);
+
+/**
+ * @generated from message owrl.v1.Point
+ */
+export type Point = Message<"owrl.v1.Point"> & {
+  /**
+   * @generated from field: int32 x = 1;
+   */
+  x: number;
+
+  /**
+   * @generated from field: int32 y = 2;
+   */
+  y: number;
+};
+
+/**
+ * Describes the message owrl.v1.Point.
+ * Use `create(PointSchema)` to create a new message.
+ */
+export const PointSchema: GenMessage<Point> = /*@__PURE__*/
+  messageDesc(file_owrl_v1_trajectory, 3);
 
 /**
  * What the learner needs to recompute the log-probability of a step.
@@ -141,7 +171,7 @@ export type PolicyTrace = Message<"owrl.v1.PolicyTrace"> & {
  * Use `create(PolicyTraceSchema)` to create a new message.
  */
 export const PolicyTraceSchema: GenMessage<PolicyTrace> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 3);
+  messageDesc(file_owrl_v1_trajectory, 4);
 
 /**
  * Built-in pointer policy: sparse hashed features of every candidate action (CSR layout).
@@ -201,7 +231,7 @@ export type PointerTrace = Message<"owrl.v1.PointerTrace"> & {
  * Use `create(PointerTraceSchema)` to create a new message.
  */
 export const PointerTraceSchema: GenMessage<PointerTrace> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 4);
+  messageDesc(file_owrl_v1_trajectory, 5);
 
 /**
  * A picture kept apart from the messages that mention it: content-addressed (sha256 of the
@@ -245,7 +275,7 @@ export type ImageRef = Message<"owrl.v1.ImageRef"> & {
  * Use `create(ImageRefSchema)` to create a new message.
  */
 export const ImageRefSchema: GenMessage<ImageRef> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 5);
+  messageDesc(file_owrl_v1_trajectory, 6);
 
 /**
  * Language-model policy: the tokens of one step (one model call) and their log-probabilities.
@@ -322,7 +352,7 @@ export type TokenTrace = Message<"owrl.v1.TokenTrace"> & {
  * Use `create(TokenTraceSchema)` to create a new message.
  */
 export const TokenTraceSchema: GenMessage<TokenTrace> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 6);
+  messageDesc(file_owrl_v1_trajectory, 7);
 
 /**
  * @generated from message owrl.v1.StepTiming
@@ -354,7 +384,7 @@ export type StepTiming = Message<"owrl.v1.StepTiming"> & {
  * Use `create(StepTimingSchema)` to create a new message.
  */
 export const StepTimingSchema: GenMessage<StepTiming> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 7);
+  messageDesc(file_owrl_v1_trajectory, 8);
 
 /**
  * @generated from message owrl.v1.Step
@@ -422,7 +452,7 @@ export type Step = Message<"owrl.v1.Step"> & {
  * Use `create(StepSchema)` to create a new message.
  */
 export const StepSchema: GenMessage<Step> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 8);
+  messageDesc(file_owrl_v1_trajectory, 9);
 
 /**
  * @generated from message owrl.v1.Termination
@@ -452,7 +482,7 @@ export type Termination = Message<"owrl.v1.Termination"> & {
  * Use `create(TerminationSchema)` to create a new message.
  */
 export const TerminationSchema: GenMessage<Termination> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 9);
+  messageDesc(file_owrl_v1_trajectory, 10);
 
 /**
  * @generated from message owrl.v1.Diagnostics
@@ -534,7 +564,7 @@ export type Diagnostics = Message<"owrl.v1.Diagnostics"> & {
  * Use `create(DiagnosticsSchema)` to create a new message.
  */
 export const DiagnosticsSchema: GenMessage<Diagnostics> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 10);
+  messageDesc(file_owrl_v1_trajectory, 11);
 
 /**
  * Result of the verifier's page expression, evaluated in the final page by the actor.
@@ -568,7 +598,7 @@ export type PageEval = Message<"owrl.v1.PageEval"> & {
  * Use `create(PageEvalSchema)` to create a new message.
  */
 export const PageEvalSchema: GenMessage<PageEval> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 11);
+  messageDesc(file_owrl_v1_trajectory, 12);
 
 /**
  * @generated from message owrl.v1.Trajectory
@@ -671,7 +701,7 @@ export type Trajectory = Message<"owrl.v1.Trajectory"> & {
  * Use `create(TrajectorySchema)` to create a new message.
  */
 export const TrajectorySchema: GenMessage<Trajectory> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 12);
+  messageDesc(file_owrl_v1_trajectory, 13);
 
 /**
  * How an episode ended. Stable enum, never free text.

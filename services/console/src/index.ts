@@ -1,0 +1,5 @@
+// @owrl/console: the web console over the learner's gRPC API (pages, live updates, control).
+export { ConsoleApp, type ConsoleAppOptions } from './app.js';
+export { LearnerClient, isGrpcError } from './learner-client.js';
+export { loadConsoleConfig, type ConsoleConfig } from './config.js';
+export * from './views.js';

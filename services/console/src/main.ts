@@ -1,0 +1,24 @@
+// Console process: the web app over the learner's gRPC API, run through the startup path.
+import { Blacklist, ScreenshotStore } from '@owrl/bus';
+import { runService } from '@owrl/service';
+import { ConsoleApp } from './app.js';
+import { loadConsoleConfig } from './config.js';
+import { LearnerClient } from './learner-client.js';
+
+runService({
+  name: 'console',
+  config: loadConsoleConfig,
+  waitOnFirstConnect: true,
+  start: async ({ config, bus, logger }) => {
+    const learner = new LearnerClient(config.learner);
+    const app = new ConsoleApp({ learner, shots: new ScreenshotStore(bus), blacklist: await Blacklist.open(bus), controlToken: config.controlToken.reveal(), logger });
+    const port = await app.start(config.port, config.host);
+    logger.info({ url: `http://${config.host}:${port}/`, learner: config.learner }, 'console ready');
+    return {
+      stop: async () => {
+        await app.stop();
+        learner.close();
+      },
+    };
+  },
+});
