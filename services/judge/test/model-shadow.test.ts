@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connectBus, ensureTopology, trajSubject, CONSUMER_LEARNER, STREAM_SCORED, STREAM_TRAJ } from '@owrl/bus';
-import { judgeInputFromTrajectory, OnnxJudge, modelVerdictSource, writeTinyDecoderJudge } from '@owrl/judge-model';
+import { judgeInputFromTrajectory, OnnxJudge, modelVerdictSource } from '@owrl/judge-model';
+import { writeTinyDecoderJudge } from '@owrl/judge-model/testing';
 import {
   make,
   AnswerMatchSchema,
