@@ -36,7 +36,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@owrl/*/*'], message: 'Import a package by its name only: its src/index.ts is its whole API.' },
+            { group: ['@owrl/*/*', '!@owrl/*/testing'], message: 'Import a package by its name only: its src/index.ts is its whole API (test helpers: @owrl/<name>/testing).' },
             { group: ['**/packages/*/src/**', '**/packages/*/dist/**', '../../packages/**'], message: 'Import other packages by name (@owrl/x), not by path.' },
             { group: services.map((s) => `@owrl/${s}`), message: 'Services never import each other: share packages/* and the wire contracts.' },
             { group: ['**/services/**', '../../services/**'], message: 'Services never import each other or get imported by path.' },

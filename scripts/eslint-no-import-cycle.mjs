@@ -4,7 +4,7 @@
 // ties two modules together and breaks the moment one of its edges gains a value. This rule builds
 // the graph of the whole workspace from the TypeScript sources: relative specifiers (`./x.js` ->
 // `./x.ts`, a folder -> its index.ts) and workspace packages by name (`@owrl/x` -> its
-// src/index.ts, since a package's index is its whole API).
+// src/index.ts, `@owrl/x/testing` -> its src/testing.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +37,11 @@ function resolveSpecifier(from, spec) {
       if (candidate.endsWith('.ts') && fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
     }
     return undefined;
+  }
+  const testing = /^(@owrl\/[^/]+)\/testing$/.exec(spec);
+  if (testing) {
+    const index = workspaceIndex().get(testing[1]);
+    return index === undefined ? undefined : path.join(path.dirname(index), 'testing.ts');
   }
   return workspaceIndex().get(spec);
 }

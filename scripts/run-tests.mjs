@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Runs the compiled test files (dist/test/**/*.test.js of every workspace, and test/dist/**) with
-// node's test runner. `--unit` runs only the packages' tests; file filters may follow.
+// node's test runner. `--packages` runs only the tests of packages/* (they still start a real
+// nats-server or Chromium where they test against one; the services' and cross-service tests are
+// left out); file filters may follow.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,7 +10,11 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-const unitOnly = args.includes('--unit');
+const packagesOnly = args.includes('--packages');
+if (args.includes('--unit')) {
+  console.error('--unit is now --packages: the packages\' tests include real nats-server and Chromium tests, so they are not unit tests');
+  process.exit(2);
+}
 const filters = args.filter((a) => !a.startsWith('--'));
 
 function walk(dir) {
@@ -21,10 +27,10 @@ function walk(dir) {
 }
 
 const roots = [];
-for (const group of unitOnly ? ['packages'] : ['packages', 'services']) {
+for (const group of packagesOnly ? ['packages'] : ['packages', 'services']) {
   for (const ws of fs.readdirSync(path.join(root, group))) roots.push(path.join(root, group, ws, 'dist', 'test'));
 }
-if (!unitOnly) roots.push(path.join(root, 'test', 'dist'));
+if (!packagesOnly) roots.push(path.join(root, 'test', 'dist'));
 let files = roots.flatMap(walk).sort();
 if (filters.length > 0) files = files.filter((f) => filters.some((x) => f.includes(x)));
 if (files.length === 0) {

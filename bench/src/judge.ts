@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '@owrl/core';
-import { OnnxJudge, writeTinyDecoderJudge, type JudgeDevice, type JudgeInput } from '@owrl/judge-model';
+import { OnnxJudge, type JudgeDevice, type JudgeInput } from '@owrl/judge-model';
+import { writeTinyDecoderJudge } from '@owrl/judge-model/testing';
 
 const BATCH_SIZES = [1, 4, 16] as const;
 const WARMUP_BATCHES = 3;

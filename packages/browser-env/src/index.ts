@@ -1,7 +1,7 @@
 // @owrl/browser-env: the browser environment of owrl (DESIGN §5) — a pool of Playwright-driven
 // Chromium running episodes of the 13 OpenWebRL tools with typed effects, observations,
 // terminations and diagnostics; plus the pure pieces (effect classification, URL safety, error
-// classification, history) for reuse and tests.
+// classification, history) for reuse and tests. The /proc readers are in `@owrl/browser-env/testing`.
 export { BrowserPool, type PoolStats } from './browser-pool.js';
 export { resolveOptions, type BrowserEnvOptions, type ResolvedOptions, type EnvTimeouts } from './options.js';
 export * from './types.js';
@@ -13,7 +13,6 @@ export { computeEffects, multisetDiff, shortUrl, emptyEvents, type CallEvents, t
 export { historyEntry, parseErrorLine, HISTORY_MODES } from './history.js';
 export { parseCall, normalizeKey, scrollPixels, type ParsedCall, type Target } from './tool-args.js';
 export { DnsVerdicts, requestVerdict, type HostLookup } from './guard.js';
-export { processTree, treeRssBytes, treeMemory, pssBytes, parseKbField, listProcesses, parseStat, type ProcInfo, type TreeMemory } from './proc-tree.js';
 export type { RawSnapshot, FocusInfo } from './page-snapshot.js';
 export { BASE_ARGS, chromiumArgs } from './browser-instance.js';
 export { PlanPolicy, PlanError, findElement, type PlanCall, type PlanStep, type PlanTarget } from './plan-policy.js';

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { BrowserPool, processTree, type EpisodeResult, type EpisodeSpec, type PolicyInput, type StepDecision } from '../src/index.js';
+import { BrowserPool, type EpisodeResult, type EpisodeSpec, type PolicyInput, type StepDecision } from '../src/index.js';
+import { processTree } from '../src/testing.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
 import { ScriptedPolicy, type Script } from './scripted-policy.js';
 

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, it } from 'node:test';
-import { BrowserPool, listProcesses, processTree, pssBytes, type PolicyInput, type StepDecision } from '../src/index.js';
+import { BrowserPool, type PolicyInput, type StepDecision } from '../src/index.js';
+import { listProcesses, processTree, pssBytes } from '../src/testing.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
 
 const EPISODES = 300;

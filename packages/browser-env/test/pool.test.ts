@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { BrowserEnvError, BrowserPool, listProcesses, type EpisodeResult, type EpisodeSpec, type PolicyInput, type StepDecision } from '../src/index.js';
+import { BrowserEnvError, BrowserPool, type EpisodeResult, type EpisodeSpec, type PolicyInput, type StepDecision } from '../src/index.js';
+import { listProcesses } from '../src/testing.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
 import { ScriptedPolicy } from './scripted-policy.js';
 

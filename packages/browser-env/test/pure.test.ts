@@ -19,15 +19,17 @@ import {
   multisetDiff,
   normalizeKey,
   parseCall,
-  parseKbField,
-  parseStat,
-  pssBytes,
   resolveOptions,
-  treeMemory,
   ToolCallError,
   type EpisodeStep,
   type RawSnapshot,
 } from '../src/index.js';
+import {
+  parseKbField,
+  parseStat,
+  pssBytes,
+  treeMemory,
+} from '../src/testing.js';
 
 void describe('net policy', () => {
   void it('classifies private and public addresses', () => {

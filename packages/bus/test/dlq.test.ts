@@ -68,7 +68,11 @@ void describe('dead-letter queue', () => {
     } finally {
       await h.stop();
     }
-    assert.deepEqual(counts, [1, 2, 3]);
+    // The counter a client sees can repeat when a redelivery races a pull expiry (see the mover test
+    // below), so the exact sequence is not guaranteed; what is: every delivery counted 1..3, and the
+    // handler's failure on the third one (the server's count, max_deliver) is what got dead-lettered.
+    assert.ok(counts.length >= 1 && counts.every((c) => c >= 1 && c <= 3), JSON.stringify(counts));
+    assert.equal(counts.at(-1), 3, JSON.stringify(counts));
     assert.equal(dl.subject, 'owrl.dlq.tasks');
     assert.equal(dl.header.get(DlqHeader.Reason), DlqReason.HandlerFailed);
     assert.equal(dl.header.get(DlqHeader.Detail), 'site exploded on try 3');

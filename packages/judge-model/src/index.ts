@@ -2,7 +2,8 @@
 // an ONNX judge run by onnxruntime-node in worker threads (P(success) from one forward pass, the
 // yes/no logits at the last prompt token; decoder-only and vision-language layouts) and an API
 // judge on an OpenAI-compatible chat completions endpoint (P(yes) from the yes/no log-probs, else
-// the answer text). The same prompt for both, a judge-core verdict source, and tiny model builders.
+// the answer text). The same prompt for both and a judge-core verdict source. Tiny model builders for
+// tests are in `@owrl/judge-model/testing`.
 export * from './errors.js';
 export {
   readModelFolder,
@@ -31,4 +32,3 @@ export type { JudgeDevice, ResolvedDevice } from './session.js';
 export type { RowScore, BatchScores } from './runner.js';
 export * from './judge.js';
 export * from './model-source.js';
-export * from './tiny/index.js';

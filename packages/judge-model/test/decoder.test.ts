@@ -12,10 +12,12 @@ import {
   JudgeTokenizer,
   OnnxJudge,
   readModelFolder,
-  writeTinyDecoderJudge,
   type JudgeInput,
-  type TinyDecoderJudge,
 } from '@owrl/judge-model';
+import {
+  writeTinyDecoderJudge,
+  type TinyDecoderJudge,
+} from '@owrl/judge-model/testing';
 import { add, headP, promptIds, row, sampleInput, tempDir } from './helpers.js';
 
 const root = tempDir('decoder');

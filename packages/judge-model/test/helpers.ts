@@ -6,7 +6,8 @@ import path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { Logger } from '@owrl/core';
-import { buildMessages, DEFAULT_QUESTION, DEFAULT_SYSTEM_PROMPT, type JudgeInput, type Shortening, type TinyHead } from '@owrl/judge-model';
+import { buildMessages, DEFAULT_QUESTION, DEFAULT_SYSTEM_PROMPT, type JudgeInput, type Shortening } from '@owrl/judge-model';
+import { type TinyHead } from '@owrl/judge-model/testing';
 
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `owrl-jm-${prefix}-`));

@@ -22,11 +22,13 @@ import {
   judgeInputFromTrajectory,
   modelVerdictSource,
   OnnxJudge,
-  writeTinyDecoderJudge,
-  writeTinyVlmJudge,
   type BatchScorer,
   type JudgeInput,
 } from '@owrl/judge-model';
+import {
+  writeTinyDecoderJudge,
+  writeTinyVlmJudge,
+} from '@owrl/judge-model/testing';
 import { tempDir } from './helpers.js';
 
 const root = tempDir('source');

@@ -2,7 +2,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { JudgeModelError, OnnxJudge, writeTinyDecoderJudge, type TinyDecoderJudge } from '@owrl/judge-model';
+import { JudgeModelError, OnnxJudge } from '@owrl/judge-model';
+import { writeTinyDecoderJudge, type TinyDecoderJudge } from '@owrl/judge-model/testing';
 import { recordingLogger, sampleInput, tempDir } from './helpers.js';
 
 const root = tempDir('runtime');

@@ -15,10 +15,12 @@ import {
   DEFAULT_QUESTION,
   DEFAULT_SYSTEM_PROMPT,
   OnnxJudge,
-  writeTinyDecoderJudge,
-  writeTinyVlmJudge,
   type JudgeInput,
 } from '@owrl/judge-model';
+import {
+  writeTinyDecoderJudge,
+  writeTinyVlmJudge,
+} from '@owrl/judge-model/testing';
 import { sampleInput, tempDir } from './helpers.js';
 
 const root = tempDir('tjs');

@@ -12,11 +12,13 @@ import {
   parsePreprocessor,
   preprocessImage,
   smartResize,
-  writeTinyVlmJudge,
   type JudgeInput,
   type PreprocessorConfig,
-  type TinyVlmJudge,
 } from '@owrl/judge-model';
+import {
+  writeTinyVlmJudge,
+  type TinyVlmJudge,
+} from '@owrl/judge-model/testing';
 import { add, headP, promptIds, row, sampleInput, tempDir } from './helpers.js';
 
 const root = tempDir('vlm');

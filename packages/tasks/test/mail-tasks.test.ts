@@ -14,7 +14,6 @@ import {
   MAIL_FAMILIES,
   MAIL_PAGE_SIZE,
   mailEntry,
-  mailFamilySize,
   mailForwardSubject,
   mailReplyAddressing,
   mailShortDate,
@@ -27,8 +26,11 @@ import {
   validateTask,
   type MailboxState,
   type MailData,
-  type MailFamilyName,
 } from '../src/index.js';
+import {
+  mailFamilySize,
+  type MailFamilyName,
+} from '../src/mail/mail-tasks.js';
 
 const BASE = 'http://127.0.0.1:8400';
 const json = (ts: Task[]) => ts.map((t) => toJson(TaskSchema, t));

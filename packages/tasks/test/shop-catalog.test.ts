@@ -3,15 +3,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   buildShopCatalog,
-  CLOTHING_SIZES,
   formatPrice,
   listCategory,
   parseShopLineKey,
-  PRODUCTS_PER_CATEGORY,
   searchProducts,
   shopDefaultVariant,
   shopLineKey,
 } from '../src/index.js';
+import {
+  CLOTHING_SIZES,
+  PRODUCTS_PER_CATEGORY,
+} from '../src/shop-catalog.js';
 
 void test('same seed gives an identical catalog, a different seed a different one', () => {
   const a = buildShopCatalog(42);

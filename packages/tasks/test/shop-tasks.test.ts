@@ -5,23 +5,25 @@ import { matchAnswer } from '@owrl/judge-core';
 import assert from 'node:assert/strict';
 import { toJson, TaskSchema, type AnswerMatch, type Task } from '@owrl/proto';
 import {
-  browseShop,
   buildShopCatalog,
   findShopPromo,
   formatPrice,
   generateShopTasks,
-  listCategory,
   parseCartSpec,
   priceShopOrder,
   SHOP_FAMILIES,
   SHOP_RATING_STEPS,
-  shopFamilySize,
   shopRatingLabel,
   TaskError,
   validateTask,
   type ShopCatalog,
   type ShopFilters,
+  type ShopPromo,
 } from '../src/index.js';
+import {
+  shopFamilySize,
+} from '../src/shop-tasks.js';
+import { oracleDollars, oracleListing, oracleTotalCents } from '@owrl/testkit';
 
 const BASE = 'http://127.0.0.1:8400';
 const json = (ts: Task[]) => ts.map((t) => toJson(TaskSchema, t));
@@ -136,13 +138,40 @@ void test('every family is generated and valid; original families keep their ins
   assert.match(price?.instruction ?? '', /^What is the price of ".+"\?$/);
 });
 
+void test('order totals: hand-computed cases (the oracle and the shop agree on each)', () => {
+  const pct15from40: ShopPromo = { code: 'P15', kind: 'percent', value: 15, minSubtotalCents: 4000 };
+  const off10: ShopPromo = { code: 'TEN', kind: 'amount', value: 1000, minSubtotalCents: 0 };
+  const pct10: ShopPromo = { code: 'P10', kind: 'percent', value: 10, minSubtotalCents: 0 };
+  const cases: [string, { unitCents: number; qty: number }[], ShopPromo | undefined, 'standard' | 'express', number][] = [
+    ['2 x $25.00, 15% off from $40: 5000 - 750 + 495', [{ unitCents: 2500, qty: 2 }], pct15from40, 'standard', 4745],
+    ['$30.00 is under the 15% minimum: 3000 + 495', [{ unitCents: 3000, qty: 1 }], pct15from40, 'standard', 3495],
+    ['$33.33, 15% rounds down: 3333 - 499 + 495', [{ unitCents: 3333, qty: 1 }], { ...pct15from40, minSubtotalCents: 0 }, 'standard', 3329],
+    ['$99.99, $10 off: 8999 + 495', [{ unitCents: 9999, qty: 1 }], off10, 'standard', 9494],
+    ['$120.00, standard is free from $100', [{ unitCents: 12000, qty: 1 }], undefined, 'standard', 12000],
+    ['$101.00, 10% off drops below free delivery: 9090 + 495', [{ unitCents: 10100, qty: 1 }], pct10, 'standard', 9585],
+    ['$5.00, $10 off takes at most the subtotal; express $12.95', [{ unitCents: 500, qty: 1 }], off10, 'express', 1295],
+    ['$120.00 express is never free', [{ unitCents: 12000, qty: 1 }], undefined, 'express', 13295],
+  ];
+  for (const [what, lines, promo, delivery, want] of cases) {
+    assert.equal(oracleTotalCents(lines, promo, delivery), want, `oracle: ${what}`);
+    assert.equal(priceShopOrder(lines, promo, delivery).totalCents, want, `shop: ${what}`);
+  }
+  assert.deepEqual([1295, 100, 5, 123456].map(oracleDollars), ['$12.95', '$1.00', '$0.05', '$1,234.56']);
+  assert.deepEqual([1295, 100, 5, 123456].map(formatPrice), ['$12.95', '$1.00', '$0.05', '$1,234.56']);
+});
+
 void test('cheapest families target the first product of the price-sorted category', () => {
   const cat = buildShopCatalog(9);
   const tasks = generateShopTasks({ seed: 2, n: 12, baseUrl: BASE, catalogSeed: 9, families: ['cheapest_in_category', 'cheapest_qty'] });
   assert.equal(tasks.length, 12);
   for (const t of tasks) {
     const slug = t.metadata['category'] ?? '';
-    assert.equal(t.metadata['product'], listCategory(cat, slug, 'price_asc')[0]?.id);
+    const inCategory = categoryProducts(cat, slug);
+    const cheapest = Math.min(...inCategory.map((p) => p.priceCents));
+    const target = cat.byId.get(t.metadata['product'] ?? '');
+    assert.equal(target?.category, slug);
+    assert.equal(target?.priceCents, cheapest, `${t.id}: no product of ${slug} is cheaper`);
+    assert.equal(t.metadata['product'], oracleListing(inCategory, {}, 'price_asc')[0]?.id, `${t.id}: ties go by name`);
     assert.equal(t.metadata['catalog_seed'], '9');
   }
 });
@@ -165,10 +194,11 @@ void test('compare and promo answers follow the catalog and the checkout rules',
     } else {
       const promo = findShopPromo(cat, t.metadata['promo'] ?? '');
       assert.ok(promo && t.instruction.includes(`"${promo.code}"`));
-      const total = priceShopOrder([{ unitCents: a.priceCents, qty: 1 }], promo, 'standard');
-      assert.ok(total.discountCents > 0, 'the code applies');
-      assert.equal(matchAnswer(answerOf(t), formatPrice(total.totalCents)).status, 'pass');
-      assert.notEqual(matchAnswer(answerOf(t), formatPrice(a.priceCents)).status, 'pass', 'the undiscounted price is wrong');
+      assert.ok(a.priceCents >= promo.minSubtotalCents, 'the code applies');
+      const total = oracleTotalCents([{ unitCents: a.priceCents, qty: 1 }], promo, 'standard');
+      assert.ok(total < oracleTotalCents([{ unitCents: a.priceCents, qty: 1 }], undefined, 'standard'), 'the code lowers the total');
+      assert.equal(matchAnswer(answerOf(t), oracleDollars(total)).status, 'pass');
+      assert.notEqual(matchAnswer(answerOf(t), oracleDollars(a.priceCents)).status, 'pass', 'the undiscounted price is wrong');
     }
   }
 });
@@ -181,11 +211,11 @@ void test('filter families target the first item of the filtered, sorted listing
     for (const t of tasks) {
       const f = filtersOf(t, '');
       const sort = t.family === 'filter_cheapest' ? 'price_asc' : 'rating';
-      const list = browseShop(categoryProducts(cat, t.metadata['category'] ?? ''), f, sort);
+      const list = oracleListing(categoryProducts(cat, t.metadata['category'] ?? ''), f, sort);
       assert.ok(list.length >= 2, `${t.id}: the sort matters`);
-      assert.equal(list[0]?.product.id, t.metadata['product'], t.id);
-      const unfiltered = browseShop(categoryProducts(cat, t.metadata['category'] ?? ''), {}, sort);
-      assert.notEqual(unfiltered[0]?.product.id, t.metadata['product'], `${t.id}: the filters matter`);
+      assert.equal(list[0]?.id, t.metadata['product'], t.id);
+      const unfiltered = oracleListing(categoryProducts(cat, t.metadata['category'] ?? ''), {}, sort);
+      assert.notEqual(unfiltered[0]?.id, t.metadata['product'], `${t.id}: the filters matter`);
       const spec = specOf(t);
       assert.deepEqual(spec.cart, { [`${t.metadata['product'] ?? ''}:${f.size ?? ''}`]: Number(t.metadata['qty'] ?? '1') });
       assert.equal(spec.exact, true);
@@ -208,7 +238,7 @@ void test('checkout families: order specs name items, sizes, address, delivery; 
       const p = cat.byId.get(m['product'] ?? '');
       const variant = p?.variants.find((x) => x.code === m['size']);
       assert.ok(p && variant && variant.code !== p.size && variant.stock > 0, `${t.id}: a second size in stock`);
-      const total = formatPrice(priceShopOrder([{ unitCents: variant.priceCents, qty: 1 }], undefined, 'express').totalCents);
+      const total = oracleDollars(variant.priceCents + 1295); // express delivery is $12.95 whatever the subtotal
       assert.equal(m['total'], total);
       for (const s of [total, `${p.id}:${variant.code}*1`, m['postcode'] ?? '?', 'express', 'Order confirmed']) assert.ok(v.value.expression.includes(JSON.stringify(s).slice(1, -1)), `${t.id}: ${s}`);
       continue;
@@ -223,8 +253,8 @@ void test('checkout families: order specs name items, sizes, address, delivery; 
     if (t.family === 'checkout_constrained') {
       assert.equal(o.promo, m['promo']);
       for (const suffix of ['', '_b']) {
-        const list = browseShop(categoryProducts(cat, m[`category${suffix}`] ?? ''), filtersOf(t, suffix), 'price_asc');
-        assert.equal(list[0]?.product.id, m[`product${suffix}`], `${t.id} item${suffix}`);
+        const list = oracleListing(categoryProducts(cat, m[`category${suffix}`] ?? ''), filtersOf(t, suffix), 'price_asc');
+        assert.equal(list[0]?.id, m[`product${suffix}`], `${t.id} item${suffix}`);
       }
       assert.notEqual(m['category'], m['category_b']);
     } else {

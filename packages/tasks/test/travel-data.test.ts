@@ -12,14 +12,18 @@ import {
   formatTravelDay,
   isTravelDate,
   presetBookings,
-  PRESET_TRIPS,
   resolveCity,
   sortFlights,
   TRAVEL_ACCOUNT,
   TRAVEL_CITIES,
   TRAVEL_LAST_DATE,
-  travelDates,
 } from '../src/index.js';
+import {
+  travelDates,
+} from '../src/travel/travel-dates.js';
+import {
+  PRESET_TRIPS,
+} from '../src/travel/travel-booking.js';
 
 void test('the booking window is 60 fixed days and dates format as the calendar names them', () => {
   const dates = travelDates();

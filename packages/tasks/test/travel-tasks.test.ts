@@ -19,11 +19,13 @@ import {
   sortFlights,
   TaskError,
   TRAVEL_FAMILIES,
-  TRAVEL_POOL_SIZE,
   travelSpecJson,
   validateTask,
   type TravelBooking,
 } from '../src/index.js';
+import {
+  TRAVEL_POOL_SIZE,
+} from '../src/travel/travel-families.js';
 
 const BASE = 'http://127.0.0.1:8400';
 const json = (ts: Task[]) => ts.map((t) => toJson(TaskSchema, t));

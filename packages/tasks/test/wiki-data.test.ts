@@ -2,7 +2,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  ARTICLES_PER_KIND,
   buildWiki,
   cellText,
   findColumn,
@@ -10,12 +9,19 @@ import {
   searchWiki,
   sortedRows,
   TaskError,
-  TIMELINE_ROWS,
-  WIKI_KINDS,
   WIKI_LISTS,
-  wikiNumber,
   type WikiArticle,
 } from '../src/index.js';
+import {
+  TIMELINE_ROWS,
+} from '../src/wiki/wiki-text.js';
+import {
+  wikiNumber,
+} from '../src/wiki/wiki-data.js';
+import {
+  ARTICLES_PER_KIND,
+  WIKI_KINDS,
+} from '../src/wiki/wiki-world.js';
 
 const slugsOf = (a: WikiArticle): string[] => [
   ...a.lead.flatMap((p) => p.flatMap((s) => (typeof s === 'string' ? [] : [s.slug]))),

@@ -11,19 +11,27 @@ import {
   generateWikiTasks,
   getSuite,
   parseReadingListSpec,
-  READING_LIST_SIZES,
-  readingListSpecJson,
   sortedRows,
   TaskError,
   validateTask,
   WIKI_FAMILIES,
-  wikiFact,
-  wikiFamilySizes,
-  wikiNumber,
   findList,
   type WikiArticle,
-  type WikiFactKey,
 } from '../src/index.js';
+import {
+  wikiFact,
+  wikiNumber,
+  type WikiFactKey,
+} from '../src/wiki/wiki-data.js';
+import {
+  READING_LIST_SIZES,
+} from '../src/wiki/wiki-families.js';
+import {
+  readingListSpecJson,
+} from '../src/wiki/wiki-verify.js';
+import {
+  wikiFamilySizes,
+} from '../src/wiki/wiki-tasks.js';
 
 const BASE = 'http://127.0.0.1:8400';
 const json = (ts: Task[]): unknown[] => ts.map((t) => toJson(TaskSchema, t));

@@ -2,7 +2,6 @@
 // service processes for cross-process and fault tests, and faithful stand-ins for what a user
 // brings (an OpenAI-compatible model server with vLLM/SGLang shapes, a GPU trainer behind
 // owrl.v1.Trainer).
-export * from './free-port.js';
 export * from './nats-server.js';
 export * from './wait.js';
 export * from './service-process.js';
@@ -12,3 +11,4 @@ export * from './proc-tree.js';
 export * from './chat-server.js';
 export * from './fake-trainer.js';
 export * from './metrics-lint.js';
+export * from './shop-oracle.js';

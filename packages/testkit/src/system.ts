@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
 import { health, RunPhase, type RunState } from '@owrl/proto';
-import { freePort } from './free-port.js';
+import { freePort } from '@owrl/nats-server';
 import { LearnerProbe } from './learner-probe.js';
 import { startNatsServer, type NatsServer, type NatsServerOptions } from './nats-server.js';
 import { ServiceProcess, type ServiceExit } from './service-process.js';

@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectBus, ensureTopology, scoredSubject } from '@owrl/bus';
-import { judgeInputFromTrajectory, OnnxJudge, writeTinyDecoderJudge } from '@owrl/judge-model';
+import { judgeInputFromTrajectory, OnnxJudge } from '@owrl/judge-model';
+import { writeTinyDecoderJudge } from '@owrl/judge-model/testing';
 import {
   make,
   RolloutRequestSchema,

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { connectBus, ensureTopology, trajSubject, STREAM_SCORED } from '@owrl/bus';
 import { make, decode, RolloutRequestSchema, ScoredTrajectorySchema, TerminationClass, TerminationSchema, TrajectorySchema } from '@owrl/proto';
-import { writeTinyDecoderJudge } from '@owrl/judge-model';
+import { writeTinyDecoderJudge } from '@owrl/judge-model/testing';
 import { freePort, startNatsServer, type NatsServer } from '@owrl/testkit';
 import fs from 'node:fs';
 import os from 'node:os';

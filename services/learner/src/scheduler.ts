@@ -84,7 +84,7 @@ export class TaskScheduler {
     return h && h.length > 0 ? h.reduce((a, b) => a + b, 0) / h.length : undefined;
   }
 
-  /** Difficulty levels currently admitted. */
+  /** Difficulty levels currently admitted: the first `initialLevels`, then each next level once every easier one has reached `unlockAt`. */
   openLevels(): number[] {
     const open: number[] = [];
     for (const [i, level] of this.levels.entries()) {
@@ -92,9 +92,9 @@ export class TaskScheduler {
         open.push(level);
         continue;
       }
-      const prev = open[open.length - 1];
-      const rate = prev === undefined ? undefined : this.levelSuccess(prev);
-      if (rate !== undefined && rate >= this.opts.unlockAt) open.push(level);
+      // every easier level (all of them are in `open`) has reached the rate
+      const mastered = open.every((l) => (this.levelSuccess(l) ?? -1) >= this.opts.unlockAt);
+      if (mastered) open.push(level);
       else break;
     }
     return open;

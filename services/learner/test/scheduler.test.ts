@@ -11,9 +11,19 @@ void test('only the first levels are open until the easier ones are mastered', (
   assert.deepEqual(s.openLevels(), [1, 2]);
   assert.ok(s.pick(20).every((t) => t.difficulty <= 2));
   for (let i = 0; i < 5; i++) s.record('b', 1);
-  assert.deepEqual(s.openLevels(), [1, 2, 3]);
+  assert.deepEqual(s.openLevels(), [1, 2], 'level 1 has not reached the rate yet');
+  s.record('a', 1);
+  s.record('a', 0);
+  s.record('a', 0);
+  assert.deepEqual(s.openLevels(), [1, 2], 'level 1 at 1/3');
+  s.record('a', 1);
+  assert.deepEqual(s.openLevels(), [1, 2, 3], 'levels 1 (2/4) and 2 (5/5) reached 0.5');
   s.record('c', 0);
-  assert.deepEqual(s.openLevels(), [1, 2, 3]);
+  assert.deepEqual(s.openLevels(), [1, 2, 3], 'level 3 is at 0: level 4 stays closed');
+  for (let i = 0; i < 2; i++) s.record('c', 1);
+  assert.deepEqual(s.openLevels(), [1, 2, 3, 4], 'level 3 at 2/3');
+  for (let i = 0; i < 3; i++) s.record('a', 0);
+  assert.deepEqual(s.openLevels(), [1, 2], 'level 1 fell to 2/7: every level above 2 closes again');
 });
 
 void test('blacklisted hosts are never picked', () => {

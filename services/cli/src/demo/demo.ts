@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RunPhase, type RunState } from '@owrl/proto';
-import { freePort, startNatsServer, type NatsServer } from '@owrl/testkit';
+import { freePort, startNatsServer, type NatsServer } from '@owrl/nats-server';
 import { LearnerClientHandle } from '../learner-client.js';
 import { formatRound, formatState } from '../format.js';
 import { ProcessGroup } from './processes.js';
@@ -67,7 +67,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
   try {
     let natsUrl = process.env['NATS_URL'] ?? '';
     if (!natsUrl) {
-      nats = await startNatsServer({ maxPayload: 8 * 1024 * 1024 });
+      nats = await startNatsServer({ maxPayload: 8 * 1024 * 1024, ...(process.env['NATS_SERVER_BIN'] ? { bin: process.env['NATS_SERVER_BIN'] } : {}) });
       natsUrl = nats.url;
       out(`started nats-server (${nats.version}) with JetStream at ${natsUrl}`);
     } else {

@@ -1,4 +1,4 @@
-// Free TCP port on 127.0.0.1, for servers started by tests.
+// A free TCP port on 127.0.0.1, for local servers (the demo's, the tests').
 import net from 'node:net';
 
 export async function freePort(): Promise<number> {
