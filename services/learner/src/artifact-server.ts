@@ -1,5 +1,7 @@
 // Serves policy artifacts over HTTP (with range requests) so actors can fetch new weights; the
-// KV pointer carries the URI and sha256. Artifacts are files in one directory, named by version.
+// KV pointer carries the URI and sha256. Artifacts are files in one directory, named by version;
+// only the latest `keep` versions stay on disk (an actor that is still fetching the previous one
+// finds it), so a long run does not fill the disk.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,9 +21,11 @@ export class ArtifactServer {
 
   constructor(
     private readonly dir: string,
-    private readonly opts: { port: number; host: string; advertiseHost?: string },
+    private readonly opts: { port: number; host: string; advertiseHost?: string; /** Versions kept on disk; default 5, 0 = all. */ keep?: number },
   ) {
     fs.mkdirSync(dir, { recursive: true });
+    const keep = opts.keep ?? 5;
+    if (!Number.isInteger(keep) || keep < 0) throw new Error(`artifact keep is ${keep}; expected an integer >= 0 (0 keeps every version)`);
   }
 
   async start(): Promise<string> {
@@ -46,7 +50,22 @@ export class ArtifactServer {
     fs.writeFileSync(tmp, bytes);
     fs.renameSync(tmp, file);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
+    this.prune(version);
     return { version, uri: `${this.baseUrl}/artifacts/${name}`, sha256, bytes: bytes.length, file };
+  }
+
+  /** Removes artifacts of versions at or below `latest - keep` (any extension); returns their names. */
+  prune(latest: number): string[] {
+    const keep = this.opts.keep ?? 5;
+    if (keep === 0) return [];
+    const removed: string[] = [];
+    for (const name of fs.readdirSync(this.dir)) {
+      const m = /^policy-v(\d+)\./.exec(name);
+      if (!m || Number(m[1]) > latest - keep || name.includes('.tmp-')) continue;
+      fs.rmSync(path.join(this.dir, name), { force: true });
+      removed.push(name);
+    }
+    return removed;
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {

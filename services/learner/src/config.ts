@@ -33,6 +33,8 @@ export interface LearnerConfig {
   artifactPort: number;
   advertiseHost: string;
   dataDir: string;
+  /** Policy artifacts kept on disk (latest versions); 0 keeps all. */
+  keepArtifacts: number;
   resume: boolean;
   controlToken: string;
   metricsPort: number;
@@ -105,6 +107,7 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     artifactPort: port('OWRL_ARTIFACT_PORT', 8401, env),
     advertiseHost: envString('OWRL_ADVERTISE_HOST', '127.0.0.1', env),
     dataDir: envString('OWRL_DATA_DIR', '.owrl/learner', env),
+    keepArtifacts: envInt('OWRL_KEEP_ARTIFACTS', 5, env, 0),
     resume: envBool('OWRL_RESUME', false, env),
     controlToken: envString('OWRL_CONTROL_TOKEN', '', env),
     metricsPort: port('OWRL_METRICS_PORT', 0, env),

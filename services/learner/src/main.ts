@@ -41,7 +41,7 @@ runService({
     if (restored) model.weights.set(restored.weights);
     const optimizer = restored?.optimizer ?? new Adam(model.dim, config.learningRate > 0 ? { lr: config.learningRate } : {});
     const trainer = new GrpoTrainer(model, optimizer, { epochs: config.ppoEpochs, clipLow: config.clipLow, clipHigh: config.clipHigh, trustKl: config.trustKl });
-    const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost });
+    const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost, keep: config.keepArtifacts });
     const artifactUrl = await artifacts.start();
 
     const learner = new Learner({ config, bus, store, scheduler, model, trainer, artifacts, weights, blacklist, checkpoints, restored, incarnation, metrics, logger });

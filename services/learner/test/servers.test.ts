@@ -33,6 +33,26 @@ void test('artifacts are served whole and by byte range with their sha256', asyn
   }
 });
 
+void test('only the latest artifacts stay on disk (keep N); older versions are gone over HTTP too', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-art-'));
+  const srv = new ArtifactServer(dir, { port: 0, host: '127.0.0.1', keep: 3 });
+  await srv.start();
+  try {
+    const arts = Array.from({ length: 10 }, (_, v) => srv.put(v, new Uint8Array(64).fill(v)));
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['policy-v7.onnx', 'policy-v8.onnx', 'policy-v9.onnx']);
+    assert.equal((await fetch(arts[9]?.uri ?? '')).status, 200);
+    assert.equal((await fetch(arts[7]?.uri ?? '')).status, 200);
+    assert.equal((await fetch(arts[6]?.uri ?? '')).status, 404);
+    // A restarted learner republishing an older version keeps what is newer.
+    srv.put(8, new Uint8Array(64));
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['policy-v7.onnx', 'policy-v8.onnx', 'policy-v9.onnx']);
+    assert.throws(() => new ArtifactServer(dir, { port: 0, host: '127.0.0.1', keep: -1 }), /keep is -1/);
+  } finally {
+    await srv.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 type Cb<T> = (e: grpc.ServiceError | null, r: T) => void;
 
 void test('gRPC: GetRunState over a socket, health, and control calls need the token', async () => {
