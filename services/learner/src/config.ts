@@ -1,4 +1,6 @@
 // Learner configuration from the environment (OWRL_* variables), with the recipe's defaults.
+import fs from 'node:fs';
+import { DEFAULT_DIM, readOnnxWeights } from '@owrl/policy';
 import { DEFAULTS, envBool, envInt, envList, envNumber, envString, ConfigError, type CurriculumStage } from '@owrl/core';
 
 export interface LearnerConfig {
@@ -38,6 +40,28 @@ export interface LearnerConfig {
   blacklistWindowMs: number;
   /** How long an automatic blacklist entry blocks its host. */
   blacklistTtlMs: number;
+  /**
+   * ONNX pointer-policy artifact (e.g. the warm-up's) whose weights start the run instead of the
+   * uniform policy: the first version actors run. Ignored when resuming from a checkpoint.
+   */
+  initPolicy: string;
+}
+
+/** Checks an initial-policy file: readable, a pointer-policy artifact of the learner's dimension. */
+function checkInitPolicy(file: string): void {
+  let bytes: Uint8Array;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (e) {
+    throw new ConfigError('OWRL_INIT_POLICY', `OWRL_INIT_POLICY=${file}: cannot read it (${(e as Error).message})`);
+  }
+  let dim: number;
+  try {
+    ({ dim } = readOnnxWeights(bytes));
+  } catch (e) {
+    throw new ConfigError('OWRL_INIT_POLICY', `OWRL_INIT_POLICY=${file} is not a pointer-policy ONNX artifact: ${(e as Error).message}`);
+  }
+  if (dim !== DEFAULT_DIM) throw new ConfigError('OWRL_INIT_POLICY', `OWRL_INIT_POLICY=${file} has feature dimension ${dim}; the learner's is ${DEFAULT_DIM}`);
 }
 
 /** Parses "90:15,50:30" (rounds:max_steps, ...). */
@@ -93,7 +117,9 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     blacklistFailures: envInt('OWRL_BLACKLIST_FAILURES', 5, env, 0),
     blacklistWindowMs: envInt('OWRL_BLACKLIST_WINDOW_S', 600, env, 1) * 1000,
     blacklistTtlMs: envInt('OWRL_BLACKLIST_TTL_S', 1800, env, 1) * 1000,
+    initPolicy: envString('OWRL_INIT_POLICY', '', env),
   };
+  if (cfg.initPolicy) checkInitPolicy(cfg.initPolicy);
   if (!cfg.tasksFile && !cfg.sitesUrl) {
     throw new ConfigError('OWRL_TASKS_FILE', 'no task source: set OWRL_TASKS_FILE (JSONL tasks) or OWRL_SITES_URL (bundled sites server)');
   }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { outcomeFault, parseOutcomeKey } from '@owrl/core';
 import type { RunState } from '@owrl/proto';
+import type { WarmupReport } from './warmup.js';
 
 export interface RunReport {
   run_id: string;
@@ -23,6 +24,8 @@ export interface RunReport {
   /** Excluded rollouts by whom their cause is attributed to: site, uncertain, ours, task, skip, judge. */
   excluded_by_fault: Record<string, number>;
   counters: Record<string, number>;
+  /** Behaviour-cloning warm-up before RL (demo --warmup). */
+  warmup?: WarmupReport;
 }
 
 /**
@@ -102,6 +105,22 @@ function sparkline(xs: number[]): string {
   return xs.map((x) => bars[Math.min(bars.length - 1, Math.max(0, Math.round(x * (bars.length - 1))))]).join('');
 }
 
+function warmupSection(w: WarmupReport): string {
+  const d = Object.entries(w.held_out.by_difficulty)
+    .map(([k, e]) => `| ${k} | ${e.tasks} | ${(e.rate * 100).toFixed(1)} % |`)
+    .join('\n');
+  return `
+## Warm-up (behaviour cloning on scripted solvers, before RL)
+
+${w.solved}/${w.demonstrations} demonstrations solved, ${w.samples}/${w.steps} steps expressible by the pointer policy, ${w.epochs} epochs (train loss ${w.train_loss.toFixed(3)}, accuracy ${(w.train_accuracy * 100).toFixed(1)} %), ${w.wall_s} s.
+Held-out action accuracy ${(w.held_out_accuracy * 100).toFixed(1)} % (untrained ${(w.held_out_accuracy_before * 100).toFixed(1)} %); held-out task success ${(w.held_out.rate * 100).toFixed(1)} % (${w.held_out.success}/${w.held_out.tasks}):
+
+| steps | tasks | success |
+| --- | --- | --- |
+${d}
+`;
+}
+
 export function writeReport(dir: string, r: RunReport): { json: string; markdown: string } {
   fs.mkdirSync(dir, { recursive: true });
   const json = path.join(dir, 'report.json');
@@ -133,7 +152,7 @@ Rounds ${r.rounds}, final policy v${r.policy_version}, wall time ${r.wall_s} s.
 Success: first round ${(r.success_first * 100).toFixed(1)} %, mean of the last three ${(r.success_last3 * 100).toFixed(1)} % (tasks of 1–3 steps: ${(r.success_last3_easy * 100).toFixed(1)} %).
 
 Learning curve: \`${sparkline(r.curve)}\`
-
+${r.warmup ? warmupSection(r.warmup) : ''}
 | round | success |
 | --- | --- |
 ${rows}
