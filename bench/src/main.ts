@@ -3,11 +3,13 @@
 import { judgeBench } from './judge.js';
 import { envBench } from './env.js';
 import { learningBench } from './learning.js';
+import { warmupBench } from './warmup.js';
 
 const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   learning: learningBench,
   env: envBench,
   judge: judgeBench,
+  warmup: warmupBench,
 };
 
 async function main(): Promise<void> {

@@ -14,6 +14,8 @@ import { UsageError } from './usage.js';
 
 /** The demo trains on a mix of the bundled sites. */
 const DEMO_SUITES = 'shop,travel,wiki,mail';
+/** Whether the demo warms the policy up on the scripted solvers before RL (bench warmup decides). */
+const DEMO_WARMUP = false;
 
 const HELP = `owrl — online RL for web agents
 
@@ -21,8 +23,11 @@ usage:
   owrl demo [--rounds N] [--actors N] [--slots N] [--groups N] [--group-size N]
             [--curriculum rounds:steps,...] [--tasks N] [--difficulties 1,2,3] [--suites a,b]
             [--run-id ID] [--out DIR] [--json FILE] [--timeout S]
+            [--warmup | --no-warmup] [--warmup-tasks N] [--warmup-epochs N]
       Train the built-in policy on the bundled sites: starts nats-server (unless NATS_URL is set),
       sites, learner, judge and actors as separate processes, and prints progress per round.
+      --warmup first clones the scripted solvers (N demonstration tasks per suite, behaviour
+      cloning), reports its held-out success, and starts RL from that policy.
   owrl status [--learner HOST:PORT] [--json]
       Print the run state of a learner over gRPC (default: the latest demo run, else 127.0.0.1:50051).
   owrl watch [--learner HOST:PORT] [--json] [--since VERSION] [--count N]
@@ -84,6 +89,10 @@ async function main(argv: string[]): Promise<number> {
           out: { type: 'string' },
           json: { type: 'string' },
           timeout: { type: 'string' },
+          warmup: { type: 'boolean' },
+          'no-warmup': { type: 'boolean' },
+          'warmup-tasks': { type: 'string' },
+          'warmup-epochs': { type: 'string' },
         },
       });
       const rounds = int('rounds', values.rounds ?? process.env['OWRL_DEMO_ROUNDS'], 20);
@@ -102,6 +111,9 @@ async function main(argv: string[]): Promise<number> {
           outDir: values.out ?? path.resolve('runs'),
           jsonOut: values.json ?? '',
           timeoutS: int('timeout', values.timeout, 1800),
+          warmup: values['no-warmup'] ? false : (values.warmup ?? DEMO_WARMUP),
+          warmupTasks: int('warmup-tasks', values['warmup-tasks'], 8),
+          warmupEpochs: int('warmup-epochs', values['warmup-epochs'], 30),
         },
         (line) => process.stdout.write(line + '\n'),
       );

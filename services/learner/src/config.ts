@@ -1,6 +1,8 @@
 // Learner configuration from the environment (OWRL_* variables), with the recipe's defaults.
-import { parseCrashAt, type CrashSpec } from './crash-point.js';
+import fs from 'node:fs';
+import { DEFAULT_DIM, readOnnxWeights } from '@owrl/policy';
 import { DEFAULT_TRUST_KL } from '@owrl/rl';
+import { parseCrashAt, type CrashSpec } from './crash-point.js';
 import { DEFAULTS, envBool, envInt, envList, envNumber, envString, ConfigError, type CurriculumStage } from '@owrl/core';
 
 export interface LearnerConfig {
@@ -50,6 +52,11 @@ export interface LearnerConfig {
   stopGraceMs: number;
   /** Test hook: SIGKILL the learner at a named point of a round (OWRL_CRASH_AT). */
   crashAt: CrashSpec | null;
+  /**
+   * ONNX pointer-policy artifact (e.g. the warm-up's) whose weights start the run instead of the
+   * uniform policy: the first version actors run. Ignored when resuming from a checkpoint.
+   */
+  initPolicy: string;
 }
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -58,6 +65,23 @@ function port(name: string, def: number, env: Record<string, string | undefined>
   const p = envInt(name, def, env, 0);
   if (p > 65535) throw new ConfigError(name, `${name}=${p} is not a TCP port (0-65535)`);
   return p;
+}
+
+/** Checks an initial-policy file: readable, a pointer-policy artifact of the learner's dimension. */
+function checkInitPolicy(file: string): void {
+  let bytes: Uint8Array;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (e) {
+    throw new ConfigError('OWRL_INIT_POLICY', `OWRL_INIT_POLICY=${file}: cannot read it (${(e as Error).message})`);
+  }
+  let dim: number;
+  try {
+    ({ dim } = readOnnxWeights(bytes));
+  } catch (e) {
+    throw new ConfigError('OWRL_INIT_POLICY', `OWRL_INIT_POLICY=${file} is not a pointer-policy ONNX artifact: ${(e as Error).message}`);
+  }
+  if (dim !== DEFAULT_DIM) throw new ConfigError('OWRL_INIT_POLICY', `OWRL_INIT_POLICY=${file} has feature dimension ${dim}; the learner's is ${DEFAULT_DIM}`);
 }
 
 /** Parses "90:15,50:30" (rounds:max_steps, ...). */
@@ -118,6 +142,7 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     scoredAckWaitMs: 0,
     stopGraceMs: envInt('OWRL_STOP_GRACE_S', 30, env, 0) * 1000,
     crashAt: null,
+    initPolicy: envString('OWRL_INIT_POLICY', '', env),
   };
   // Default ack_wait: a third of the round timeout, within 3-60 s.
   cfg.scoredAckWaitMs = envInt('OWRL_SCORED_ACK_WAIT_S', Math.min(60, Math.max(3, Math.floor(cfg.roundTimeoutMs / 3000))), env, 3) * 1000;
@@ -138,6 +163,7 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
       `OWRL_ROUND_TIMEOUT_S=${cfg.roundTimeoutMs / 1000} must exceed OWRL_SCORED_ACK_WAIT_S=${cfg.scoredAckWaitMs / 1000}: after a restart, unacked scored trajectories come back only after ack_wait`,
     );
   }
+  if (cfg.initPolicy) checkInitPolicy(cfg.initPolicy);
   if (!cfg.tasksFile && !cfg.sitesUrl) {
     throw new ConfigError('OWRL_TASKS_FILE', 'no task source: set OWRL_TASKS_FILE (JSONL tasks) or OWRL_SITES_URL (bundled sites server)');
   }

@@ -1,9 +1,10 @@
 // Learner process: wires config, NATS, the artifact server, gRPC, metrics and the training loop,
 // run through the startup path (@owrl/service).
+import fs from 'node:fs';
 import path from 'node:path';
 import { ensureTopology, WeightsPointer, Blacklist } from '@owrl/bus';
 import { RunPhase } from '@owrl/proto';
-import { DEFAULT_DIM, initialModel } from '@owrl/policy';
+import { DEFAULT_DIM, initialModel, readOnnxWeights } from '@owrl/policy';
 import { Adam, GrpoTrainer } from '@owrl/rl';
 import { runService } from '@owrl/service';
 import { ArtifactServer } from './artifact-server.js';
@@ -39,6 +40,11 @@ runService({
     const model = initialModel({ dim: DEFAULT_DIM, temperature: config.temperature });
     const restored = config.resume ? checkpoints.load(model.dim) : null;
     if (restored) model.weights.set(restored.weights);
+    else if (config.initPolicy) {
+      // A warmed-up policy (owrl demo --warmup) starts the run: the first version actors run.
+      model.weights.set(readOnnxWeights(fs.readFileSync(config.initPolicy)).weights);
+      logger.info({ initPolicy: config.initPolicy }, 'initial policy loaded');
+    }
     const optimizer = restored?.optimizer ?? new Adam(model.dim, config.learningRate > 0 ? { lr: config.learningRate } : {});
     const trainer = new GrpoTrainer(model, optimizer, { epochs: config.ppoEpochs, clipLow: config.clipLow, clipHigh: config.clipHigh, trustKl: config.trustKl });
     const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost, keep: config.keepArtifacts });

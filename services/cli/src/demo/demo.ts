@@ -12,6 +12,7 @@ import { LearnerClientHandle } from '../learner-client.js';
 import { formatRound, formatState } from '../format.js';
 import { ProcessGroup } from './processes.js';
 import { buildReport, writeReport, type RunReport } from './report.js';
+import { runWarmup } from './warmup.js';
 
 export interface DemoOptions {
   rounds: number;
@@ -28,6 +29,11 @@ export interface DemoOptions {
   outDir: string;
   jsonOut: string;
   timeoutS: number;
+  /** Behaviour cloning on the scripted solvers before RL; its policy is the first version actors run. */
+  warmup: boolean;
+  /** Warm-up demonstration tasks per suite. */
+  warmupTasks: number;
+  warmupEpochs: number;
 }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../..');
@@ -88,6 +94,31 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
     await waitHttp(`${sitesUrl}/__owrl/health`, 30_000);
     out(`sites up at ${sitesUrl}/ (${o.suites})`);
 
+    let warmup: RunReport['warmup'];
+    const initPolicy = path.join(runDir, 'warmup.onnx');
+    if (o.warmup) {
+      const firstSteps = Number(/^\s*\d+\s*:\s*(\d+)/.exec(o.curriculum)?.[1] ?? 6);
+      warmup = await runWarmup(
+        sitesUrl,
+        `127.0.0.1:${sitesPort}`,
+        initPolicy,
+        {
+          tasksPerSuite: o.warmupTasks,
+          epochs: o.warmupEpochs,
+          lr: 0.05,
+          temperature: 1,
+          maxSteps: firstSteps,
+          suites: o.suites.split(',').map((x) => x.trim()).filter((x) => x !== ''),
+          difficulties: o.difficulties.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0),
+          seed: 0,
+        },
+        out,
+        process.env['OWRL_CHROMIUM'],
+      );
+      out(`warm-up done in ${warmup.wall_s} s: held-out success ${(warmup.held_out.rate * 100).toFixed(1)} %; the learner starts from it`);
+      if (crash) throw crash;
+    }
+
     procs.start('learner', serviceMain('learner'), {
       ...common,
       OWRL_RUN_ID: o.runId,
@@ -106,6 +137,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
       OWRL_ARTIFACT_PORT: String(artifactPort),
       OWRL_DATA_DIR: path.join(runDir, 'learner'),
       OWRL_CONTROL_TOKEN: controlToken,
+      ...(o.warmup ? { OWRL_INIT_POLICY: initPolicy } : {}),
     });
     procs.start('judge', serviceMain('judge'), { ...common });
     for (let i = 0; i < o.actors; i++) {
@@ -151,6 +183,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
     }
     if (state.phase === RunPhase.FAILED) throw new Error(`the learner failed: ${state.message}`);
     const report = buildReport(state, (Date.now() - t0) / 1000);
+    if (warmup) report.warmup = warmup;
     const files = writeReport(runDir, report);
     if (o.jsonOut) fs.writeFileSync(o.jsonOut, JSON.stringify({ report, state: stateJson(state) }, null, 2));
     out('');

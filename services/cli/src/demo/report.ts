@@ -6,6 +6,7 @@ import path from 'node:path';
 import { escapeXml, hbars, lineChart, stackedBars } from '@owrl/charts';
 import { outcomeFault, parseOutcomeKey } from '@owrl/core';
 import type { RunState } from '@owrl/proto';
+import type { WarmupReport } from './warmup.js';
 
 export interface RunReport {
   run_id: string;
@@ -29,6 +30,8 @@ export interface RunReport {
   update_health: { round: number; epochs: { epoch: number; loss: number; clip_fraction: number; approx_kl: number; grad_norm: number; mean_ratio: number; learning_rate: number }[] }[];
   /** Clip fraction of the last PPO epoch over the run (mean and max over updates). */
   last_epoch_clip: { mean: number; max: number };
+  /** Behaviour-cloning warm-up before RL (demo --warmup). */
+  warmup?: WarmupReport;
   /** Per round: success, success by difficulty and by suite, terminations and exclusions (for the plots). */
   per_round: RoundDetail[];
 }
@@ -196,6 +199,22 @@ function sparkline(xs: number[]): string {
   return xs.map((x) => bars[Math.min(bars.length - 1, Math.max(0, Math.round(x * (bars.length - 1))))]).join('');
 }
 
+function warmupSection(w: WarmupReport): string {
+  const d = Object.entries(w.held_out.by_difficulty)
+    .map(([k, e]) => `| ${k} | ${e.tasks} | ${(e.rate * 100).toFixed(1)} % |`)
+    .join('\n');
+  return `
+## Warm-up (behaviour cloning on scripted solvers, before RL)
+
+${w.solved}/${w.demonstrations} demonstrations solved, ${w.samples}/${w.steps} steps expressible by the pointer policy, ${w.epochs} epochs (train loss ${w.train_loss.toFixed(3)}, accuracy ${(w.train_accuracy * 100).toFixed(1)} %), ${w.wall_s} s.
+Held-out action accuracy ${(w.held_out_accuracy * 100).toFixed(1)} % (untrained ${(w.held_out_accuracy_before * 100).toFixed(1)} %); held-out task success ${(w.held_out.rate * 100).toFixed(1)} % (${w.held_out.success}/${w.held_out.tasks}):
+
+| steps | tasks | success |
+| --- | --- | --- |
+${d}
+`;
+}
+
 export function writeReport(dir: string, r: RunReport): { json: string; markdown: string; html: string; charts: string[] } {
   fs.mkdirSync(dir, { recursive: true });
   const json = path.join(dir, 'report.json');
@@ -239,6 +258,7 @@ Learning curve: \`${sparkline(r.curve)}\` (plots: [HTML report](report.html))
 
 ![terminations per round](terminations.svg)
 
+${r.warmup ? warmupSection(r.warmup) : ''}
 | round | success |
 | --- | --- |
 ${rows}
