@@ -189,10 +189,12 @@ export class Learner {
     try {
       let last: RoundLedger | null = null;
       let end: RoundEnd = 'finished';
-      for (let round = restored?.nextRound ?? 0; round < config.rounds && !this.stopping; round++) {
+      const firstRound = restored?.nextRound ?? 0;
+      for (let round = firstRound; round < config.rounds && !this.stopping; round++) {
         await this.waitWhilePaused();
         if (this.stopping) break;
-        const resumed = round === restored?.nextRound ? this.d.checkpoints.loadRound(round) : null;
+        // The round in progress at a crash (also before the first checkpoint) resumes from its ledger.
+        const resumed = config.resume && round === firstRound ? this.d.checkpoints.loadRound(round) : null;
         const r = await this.runRound(round, resumed);
         last = r.ledger;
         end = r.end;
