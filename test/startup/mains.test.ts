@@ -51,6 +51,14 @@ const CASES: Array<{ service: string; env: Record<string, string>; variable: str
   { service: 'learner', env: { OWRL_LOG_LEVEL: 'chatty' }, variable: 'OWRL_LOG_LEVEL', message: 'OWRL_LOG_LEVEL="chatty" must be one of fatal, error, warn, info, debug, trace, silent' },
   { service: 'learner', env: { OWRL_ROUNDS: '0' }, variable: 'OWRL_ROUNDS', message: 'OWRL_ROUNDS="0" is not an integer >= 1' },
   { service: 'console', env: { OWRL_CONSOLE_PORT: 'x' }, variable: 'OWRL_CONSOLE_PORT', message: 'OWRL_CONSOLE_PORT="x" is not an integer >= 0' },
+  { service: 'learner', env: { OWRL_RUN_ID: 'a.b' }, variable: 'OWRL_RUN_ID', message: 'OWRL_RUN_ID="a.b" must be 1-64 letters, digits, \'_\' or \'-\' (it is a NATS subject token)' },
+  { service: 'learner', env: { OWRL_GRPC_PORT: '70000' }, variable: 'OWRL_GRPC_PORT', message: 'OWRL_GRPC_PORT=70000 is not a TCP port (0-65535)' },
+  {
+    service: 'learner',
+    env: { OWRL_ROUND_TIMEOUT_S: '30', OWRL_SCORED_ACK_WAIT_S: '60' },
+    variable: 'OWRL_ROUND_TIMEOUT_S',
+    message: 'OWRL_ROUND_TIMEOUT_S=30 must exceed OWRL_SCORED_ACK_WAIT_S=60: after a restart, unacked scored trajectories come back only after ack_wait',
+  },
   { service: 'sites', env: { OWRL_SITES_PORT: '70000' }, variable: 'OWRL_SITES_PORT', message: 'OWRL_SITES_PORT=70000 is not a port (0-65535)' },
   {
     service: 'sites',

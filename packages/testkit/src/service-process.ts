@@ -32,7 +32,7 @@ export class ServiceProcess {
   private child: ChildProcess | null = null;
   private exitPromise: Promise<ServiceExit> = Promise.resolve({ code: null, signal: null });
   private lastExit: ServiceExit | null = null;
-  private expectExit = false;
+  private expectExit_ = false;
   private starts = 0;
   private snapshot = new Set<number>();
 
@@ -71,7 +71,7 @@ export class ServiceProcess {
   start(): void {
     if (this.running) throw new Error(`${this.name} is already running (pid ${this.child?.pid})`);
     const fd = fs.openSync(this.logFile, 'a');
-    this.expectExit = false;
+    this.expectExit_ = false;
     this.lastExit = null;
     const child = spawn(process.execPath, [...(this.opts.nodeArgs ?? []), this.opts.script], {
       env: this.opts.env,
@@ -89,7 +89,7 @@ export class ServiceProcess {
         // descendants seen before the last signal (browsers).
         signalGroup(child, 'SIGKILL');
         this.killSnapshot();
-        if (!this.expectExit) this.onUnexpectedExit?.(this, exit);
+        if (!this.expectExit_) this.onUnexpectedExit?.(this, exit);
         resolve(exit);
       });
     });
@@ -107,16 +107,29 @@ export class ServiceProcess {
   async kill(signal: NodeJS.Signals = 'SIGKILL', opts: { expect?: boolean } = {}): Promise<ServiceExit> {
     const c = this.child;
     if (!c || !this.running) return this.lastExit ?? { code: null, signal: null };
-    this.expectExit = opts.expect ?? true;
+    this.expectExit_ = opts.expect ?? true;
     this.takeSnapshot();
     signalGroup(c, signal);
     return await this.exitPromise;
   }
 
+  /** Marks the current run's end as expected (a process told to end itself, e.g. a crash-point test). */
+  expectExit(): void {
+    this.expectExit_ = true;
+  }
+
+  /** Changes the environment of later starts: a value sets the variable, undefined removes it. */
+  setEnv(patch: Record<string, string | undefined>): void {
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) delete this.opts.env[k];
+      else this.opts.env[k] = v;
+    }
+  }
+
   /** Sends a signal without waiting (e.g. SIGTERM, then watch the drain). */
   signal(signal: NodeJS.Signals): void {
     if (!this.child || !this.running) return;
-    this.expectExit = true;
+    this.expectExit_ = true;
     this.takeSnapshot();
     signalGroup(this.child, signal);
   }
@@ -125,7 +138,7 @@ export class ServiceProcess {
   async stop(graceMs = 10_000): Promise<ServiceExit> {
     const c = this.child;
     if (!c || !this.running) return this.lastExit ?? { code: null, signal: null };
-    this.expectExit = true;
+    this.expectExit_ = true;
     this.takeSnapshot();
     signalGroup(c, 'SIGTERM');
     const timer = setTimeout(() => signalGroup(c, 'SIGKILL'), graceMs);

@@ -17,6 +17,7 @@ import {
   type RolloutRequest,
   type Trajectory,
 } from '@owrl/proto';
+import { withSession } from '@owrl/tasks';
 import {
   Blacklist,
   BlacklistCache,
@@ -159,7 +160,8 @@ export class Actor {
         const refs = new Map<number, ImageRef>();
         const result = await this.d.pool.runEpisode<PolicyTrace>(
           {
-            startUrl: task.startUrl,
+            // A bundled site keeps each rollout's state apart by the session in its start URL.
+            startUrl: task.site && req.sessionId ? withSession(task.startUrl, req.sessionId) : task.startUrl,
             instruction: task.instruction,
             maxSteps: req.maxSteps,
             ...(pageExpression ? { pageExpression } : {}),

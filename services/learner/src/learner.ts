@@ -24,12 +24,10 @@ import {
   ScoredTrajectorySchema,
   type RoundSummary,
   type ScoredTrajectory,
-  type Task,
 } from '@owrl/proto';
 import { ensureLearnerConsumer, STREAM_SCORED, taskSubject, type Bus, type Delivery, type WeightsPointer, type Blacklist } from '@owrl/bus';
 import type { PointerModel } from '@owrl/policy';
 import { Curriculum, type GrpoTrainer } from '@owrl/rl';
-import { withSession } from '@owrl/tasks';
 import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
 import { bigMapFromJson, bigMapToJson, countersFromJson, countersToJson, type CheckpointStore, type RestoredCheckpoint, type RoundFile } from './checkpoint.js';
@@ -192,10 +190,12 @@ export class Learner {
     try {
       let last: RoundLedger | null = null;
       let end: RoundEnd = 'finished';
-      for (let round = restored?.nextRound ?? 0; round < config.rounds && !this.stopping; round++) {
+      const firstRound = restored?.nextRound ?? 0;
+      for (let round = firstRound; round < config.rounds && !this.stopping; round++) {
         await this.waitWhilePaused();
         if (this.stopping) break;
-        const resumed = round === restored?.nextRound ? this.d.checkpoints.loadRound(round) : null;
+        // The round in progress at a crash (also before the first checkpoint) resumes from its ledger.
+        const resumed = config.resume && round === firstRound ? this.d.checkpoints.loadRound(round) : null;
         const r = await this.runRound(round, resumed);
         last = r.ledger;
         end = r.end;
@@ -267,8 +267,8 @@ export class Learner {
   }
 
   private async dispatch(ledger: RoundLedger, stats: RoundStats, g: GroupState, sample: number, attempt: number, maxSteps: number, id: string, redispatch: boolean): Promise<void> {
+    // The rollout's session (a bundled site keeps its state apart by it; the actor puts it in the start URL).
     const sessionId = `${fnv1a(id).toString(36)}${fnv1a(id, 0x9e3779b9).toString(36)}`;
-    const task = { ...g.task, startUrl: g.task.site ? withSession(g.task.startUrl, sessionId) : g.task.startUrl } as Task;
     const req = make(RolloutRequestSchema, {
       runId: ledger.runId,
       round: BigInt(ledger.round),
@@ -276,7 +276,7 @@ export class Learner {
       sample,
       attempt,
       trajectoryId: id,
-      task,
+      task: g.task,
       maxSteps,
       policyVersion: BigInt(this.policyVersion),
       minPolicyVersion: BigInt(this.policyVersion),
@@ -432,10 +432,10 @@ export class Learner {
       recordUpdateHealth(summary, u.epochs, this.d.metrics);
       summary.updateS = (Date.now() - tu) / 1000;
       this.d.metrics.updateSeconds.observe(summary.updateS);
-      this.crash.hit('after_update');
       this.policyVersion += 1;
       store.mutable.counters!.updates += 1n;
     }
+    this.crash.hit('after_update');
     summary.wallS = (Date.now() - t0) / 1000;
     this.d.metrics.successRate.set(summary.successRate);
     this.d.metrics.rewardMean.set(meanReward(ledger));
