@@ -78,9 +78,9 @@ for (const c of CASES) {
   });
 }
 
-void test('actor: NATS unreachable at start → exit 1 naming the server, after "stopped"', async () => {
+void test('learner: NATS unreachable at start → exit 1 naming the server, after "stopped" (actor, judge and console wait for NATS instead)', async () => {
   const port = await freePort();
-  const r = await runMain('actor', { NATS_URL: `nats://127.0.0.1:${port}` });
+  const r = await runMain('learner', { NATS_URL: `nats://127.0.0.1:${port}`, OWRL_SITES_URL: 'http://127.0.0.1:9/' });
   assert.equal(r.code, 1, r.stderr);
   const fatal = r.lines.find((l) => l['msg'] === 'fatal error');
   assert.match(JSON.stringify(fatal?.['err']), new RegExp(`cannot connect to NATS at nats://127.0.0.1:${port}`));

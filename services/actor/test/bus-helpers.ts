@@ -5,9 +5,21 @@ import { decode, TrajectorySchema, type Trajectory } from '@owrl/proto';
 
 /** Awaits the first `n` trajectories of a run as they are published (ordered consumer, no polling). */
 export async function collectTrajectories(bus: Bus, runId: string, n: number, timeoutMs = 60_000): Promise<Trajectory[]> {
-  const consumer = await bus.js.consumers.get(STREAM_TRAJ, { filter_subjects: `owrl.traj.${runId}` });
+  const deadline = Date.now() + timeoutMs;
+  // A test may have the server down at this moment (a broker restart): the consumer is created
+  // once the connection is back, within the same deadline.
+  let consumer;
+  for (;;) {
+    try {
+      consumer = await bus.js.consumers.get(STREAM_TRAJ, { filter_subjects: `owrl.traj.${runId}` });
+      break;
+    } catch (e) {
+      if (Date.now() >= deadline) throw e;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
   const messages = await consumer.consume({ expires: 1000 });
-  const timer = setTimeout(() => void messages.close(), timeoutMs);
+  const timer = setTimeout(() => void messages.close(), Math.max(1, deadline - Date.now()));
   const out: Trajectory[] = [];
   try {
     for await (const m of messages) {

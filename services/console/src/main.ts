@@ -1,5 +1,5 @@
 // Console process: the web app over the learner's gRPC API, run through the startup path.
-import { Blacklist, ScreenshotStore } from '@owrl/bus';
+import { Blacklist, ensureTopology, ScreenshotStore } from '@owrl/bus';
 import { runService } from '@owrl/service';
 import { ConsoleApp } from './app.js';
 import { loadConsoleConfig } from './config.js';
@@ -9,7 +9,9 @@ runService({
   name: 'console',
   config: loadConsoleConfig,
   waitOnFirstConnect: true,
-  start: async ({ config, bus, logger }) => {
+  start: async ({ config, bus, logger, topology }) => {
+    // The console may start before the learner: the streams and buckets it reads are created here too.
+    await ensureTopology(bus, { logger, ...topology });
     const learner = new LearnerClient(config.learner);
     const app = new ConsoleApp({ learner, shots: new ScreenshotStore(bus), blacklist: await Blacklist.open(bus), controlToken: config.controlToken.reveal(), logger });
     const port = await app.start(config.port, config.host);
