@@ -188,6 +188,29 @@ void test('network policies keep browsers away from in-cluster services', { skip
   find(objs, 'NetworkPolicy', 'judge-ingress');
 });
 
+void test('console: runs the console entry point against the learner Service, with the control token, exposed by its Service, closed to actors', { skip }, () => {
+  const objs = render();
+  const dep = find(objs, 'Deployment', 'console');
+  const c = podSpec(dep).containers[0];
+  assert.deepEqual(c.args, ['services/console/dist/src/main.js']);
+  assert.ok(fs.existsSync(path.join(ROOT, 'services/console/src/main.ts')), 'the entry point is the console service');
+  const env = envOf(c);
+  const [host, port] = env.OWRL_LEARNER!.split(':');
+  const learnerSvc = find(objs, 'Service', host!);
+  assert.ok(learnerSvc.spec.ports.some((p: any) => p.port === Number(port) && p.name === 'grpc'), `OWRL_LEARNER ${env.OWRL_LEARNER} is the learner's gRPC port`);
+  assert.equal(env.OWRL_CONSOLE_HOST, '0.0.0.0');
+  assert.equal(c.env.find((e: any) => e.name === 'OWRL_CONTROL_TOKEN')?.valueFrom?.secretKeyRef?.key, 'OWRL_CONTROL_TOKEN');
+  const http = c.ports.find((p: any) => p.containerPort === Number(env.OWRL_CONSOLE_PORT));
+  assert.ok(http, 'the container port is OWRL_CONSOLE_PORT');
+  assert.equal(c.readinessProbe.httpGet.port, http.name);
+  const svc = find(objs, 'Service', 'console');
+  assert.deepEqual(svc.spec.selector, dep.spec.selector.matchLabels);
+  assert.equal(dep.spec.template.metadata.labels['app.kubernetes.io/name'], 'console');
+  assert.ok(svc.spec.ports.some((p: any) => p.targetPort === http.name));
+  const pol = find(objs, 'NetworkPolicy', 'console-ingress');
+  for (const rule of pol.spec.ingress) for (const f of rule.from) assert.deepEqual(f.podSelector.matchExpressions[0], { key: 'app.kubernetes.io/name', operator: 'NotIn', values: ['actor'] });
+});
+
 void test('NATS Helm values: JetStream on a volume, 3 replicas, fsync always', () => {
   const v = parse(fs.readFileSync(path.join(K8S, 'nats-values.yaml'), 'utf8')) as any;
   assert.equal(v.config.cluster.enabled, true);

@@ -58,20 +58,48 @@ function frame(o: { title: string; width: number; height: number; id?: string | 
   return (
     `<svg xmlns="http://www.w3.org/2000/svg"${id} class="chart" viewBox="0 0 ${o.width} ${o.height}" width="${o.width}" height="${o.height}" role="img" aria-label="${escapeXml(o.title)}" font-family="system-ui, sans-serif" font-size="11">` +
     `<title>${escapeXml(o.title)}</title><rect width="${o.width}" height="${o.height}" fill="#fff"/>` +
-    `<text x="${M.left}" y="16" font-size="13" font-weight="600" fill="#222">${escapeXml(o.title)}</text>${body}</svg>`
+    `<text class="chart-title" x="${M.left}" y="16" font-size="13" font-weight="600" fill="#222">${escapeXml(o.title)}</text>${body}</svg>`
   );
 }
 
-function legend(names: Array<{ name: string; color: string }>, x0: number, y: number, maxX: number): string {
-  let x = x0;
+/**
+ * Rendered width of `s` in a sans-serif font of `size` px, estimated on the wide side (capitals,
+ * digits and underscores are wider than lower case), so labels placed after it do not overlap it.
+ */
+export function textWidth(s: string, size: number, bold = false): number {
+  let em = 0;
+  for (const c of s) {
+    if ('MWmw@%'.includes(c)) em += 0.9;
+    else if ('ijlt.,:;|!\' ()[]'.includes(c)) em += 0.36;
+    else if (/[A-Z0-9_#&]/.test(c)) em += 0.72;
+    else em += 0.6;
+  }
+  return em * size * (bold ? 1.1 : 1);
+}
+
+const LEGEND_NAME_MAX = 24;
+const LEGEND_ROW = 15;
+
+/**
+ * The legend: its first row after the title, further rows (when the names do not fit beside the
+ * title) below it; `extra` is how much lower the plot must start so no row overlaps it.
+ */
+function legend(names: Array<{ name: string; color: string }>, title: string, width: number): { svg: string; extra: number } {
+  const maxX = width - M.right;
+  let x = M.left + Math.max(120, textWidth(title, 13, true) + 18);
+  let y = 16;
   let out = '';
   for (const n of names) {
-    const w = 16 + Math.min(n.name.length, 24) * 6.2;
-    if (x + w > maxX) break;
-    out += `<rect x="${x}" y="${y - 8}" width="10" height="10" fill="${n.color}"/><text x="${x + 13}" y="${y}" fill="#333">${escapeXml(n.name.slice(0, 24))}</text>`;
-    x += w + 8;
+    const label = n.name.slice(0, LEGEND_NAME_MAX);
+    const w = 13 + textWidth(label, 11);
+    if (x + w > maxX && x > M.left) {
+      x = M.left;
+      y += LEGEND_ROW;
+    }
+    out += `<g class="legend-item"><rect x="${r(x)}" y="${y - 8}" width="10" height="10" fill="${n.color}"/><text x="${r(x + 13)}" y="${y}" fill="#333">${escapeXml(label)}</text></g>`;
+    x += w + 10;
   }
-  return out;
+  return { svg: out, extra: y - 16 };
 }
 
 function noData(o: { title: string; width: number; height: number; id?: string | undefined }): string {
@@ -99,25 +127,26 @@ export function lineChart(o: LineChartOptions): string {
     y1 = y0 + 1;
     if (o.yMin === undefined) y0 = Math.min(y0, y1 - 1);
   }
+  const named = o.series.map((sr, i) => ({ name: sr.name, color: sr.color ?? PALETTE[i % PALETTE.length] ?? '#333' }));
+  const leg = o.series.length > 1 ? legend(named, o.title, width) : { svg: '', extra: 0 };
+  const top = M.top + leg.extra;
   const pw = width - M.left - M.right;
-  const ph = height - M.top - M.bottom;
+  const ph = height - top - M.bottom;
   const sx = (x: number): number => M.left + ((x - x0) / (x1 - x0)) * pw;
-  const sy = (y: number): number => M.top + ph - ((y - y0) / (y1 - y0)) * ph;
+  const sy = (y: number): number => top + ph - ((y - y0) / (y1 - y0)) * ph;
   const yf = o.yFormat ?? fmt;
   let body = '';
   for (const t of ticks(y0, y1)) {
     body += `<line x1="${M.left}" x2="${width - M.right}" y1="${r(sy(t))}" y2="${r(sy(t))}" stroke="#eee"/><text x="${M.left - 5}" y="${r(sy(t)) + 4}" text-anchor="end" fill="#555">${escapeXml(yf(t))}</text>`;
   }
   for (const t of ticks(x0, x1, Math.min(8, Math.max(1, Math.round(x1 - x0))))) {
-    body += `<text x="${r(sx(t))}" y="${M.top + ph + 14}" text-anchor="middle" fill="#555">${escapeXml(fmt(t))}</text>`;
+    body += `<text x="${r(sx(t))}" y="${top + ph + 14}" text-anchor="middle" fill="#555">${escapeXml(fmt(t))}</text>`;
   }
-  body += `<line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${M.top + ph}" stroke="#999"/><line x1="${M.left}" x2="${width - M.right}" y1="${M.top + ph}" y2="${M.top + ph}" stroke="#999"/>`;
+  body += `<line x1="${M.left}" x2="${M.left}" y1="${top}" y2="${top + ph}" stroke="#999"/><line x1="${M.left}" x2="${width - M.right}" y1="${top + ph}" y2="${top + ph}" stroke="#999"/>`;
   if (o.xLabel) body += `<text x="${M.left + pw / 2}" y="${height - 4}" text-anchor="middle" fill="#333">${escapeXml(o.xLabel)}</text>`;
-  if (o.yLabel) body += `<text transform="translate(12 ${M.top + ph / 2}) rotate(-90)" text-anchor="middle" fill="#333">${escapeXml(o.yLabel)}</text>`;
-  const named: Array<{ name: string; color: string }> = [];
+  if (o.yLabel) body += `<text transform="translate(12 ${top + ph / 2}) rotate(-90)" text-anchor="middle" fill="#333">${escapeXml(o.yLabel)}</text>`;
   o.series.forEach((s, i) => {
-    const color = s.color ?? PALETTE[i % PALETTE.length] ?? '#333';
-    named.push({ name: s.name, color });
+    const color = named[i]?.color ?? '#333';
     const pts = [...s.points].sort((a, b) => a[0] - b[0]);
     let path = '';
     let pen = false;
@@ -136,7 +165,7 @@ export function lineChart(o: LineChartOptions): string {
       }
     }
   });
-  if (o.series.length > 1) body += legend(named, M.left + Math.max(180, o.title.length * 7 + 16), 16, width - M.right);
+  body += leg.svg;
   return frame(f, body);
 }
 
@@ -162,21 +191,23 @@ export function stackedBars(o: StackedBarsOptions): string {
   const totals = o.categories.map((_, i) => o.series.reduce((a, s) => a + Math.max(0, s.values[i] ?? 0), 0));
   const max = Math.max(0, ...totals);
   if (n === 0 || max === 0) return noData(f);
+  const named: Array<{ name: string; color: string }> = o.series.map((s, i) => ({ name: s.name, color: s.color ?? PALETTE[i % PALETTE.length] ?? '#333' }));
+  const leg = legend(named, o.title, width);
+  const top = M.top + leg.extra;
   const pw = width - M.left - M.right;
-  const ph = height - M.top - M.bottom;
+  const ph = height - top - M.bottom;
   const slot = pw / n;
   const bw = Math.max(1, Math.min(40, slot * 0.8));
   const sy = (v: number): number => (v / max) * ph;
   let body = '';
   for (const t of ticks(0, max)) {
-    const y = M.top + ph - sy(t);
+    const y = top + ph - sy(t);
     body += `<line x1="${M.left}" x2="${width - M.right}" y1="${r(y)}" y2="${r(y)}" stroke="#eee"/><text x="${M.left - 5}" y="${r(y) + 4}" text-anchor="end" fill="#555">${fmt(t)}</text>`;
   }
   const every = Math.max(1, Math.ceil(n / 12));
-  const named: Array<{ name: string; color: string }> = o.series.map((s, i) => ({ name: s.name, color: s.color ?? PALETTE[i % PALETTE.length] ?? '#333' }));
   o.categories.forEach((c, i) => {
     const x = M.left + slot * i + (slot - bw) / 2;
-    let base = M.top + ph;
+    let base = top + ph;
     o.series.forEach((s, k) => {
       const v = Math.max(0, s.values[i] ?? 0);
       if (v === 0) return;
@@ -184,12 +215,12 @@ export function stackedBars(o: StackedBarsOptions): string {
       base -= h;
       body += `<rect class="bar" data-series="${escapeXml(s.name)}" x="${r(x)}" y="${r(base)}" width="${r(bw)}" height="${r(h)}" fill="${named[k]?.color ?? '#333'}"><title>${escapeXml(`${String(c)} ${s.name}: ${v}`)}</title></rect>`;
     });
-    if (i % every === 0) body += `<text x="${r(x + bw / 2)}" y="${M.top + ph + 14}" text-anchor="middle" fill="#555">${escapeXml(String(c))}</text>`;
+    if (i % every === 0) body += `<text x="${r(x + bw / 2)}" y="${top + ph + 14}" text-anchor="middle" fill="#555">${escapeXml(String(c))}</text>`;
   });
-  body += `<line x1="${M.left}" x2="${width - M.right}" y1="${M.top + ph}" y2="${M.top + ph}" stroke="#999"/>`;
+  body += `<line x1="${M.left}" x2="${width - M.right}" y1="${top + ph}" y2="${top + ph}" stroke="#999"/>`;
   if (o.xLabel) body += `<text x="${M.left + pw / 2}" y="${height - 4}" text-anchor="middle" fill="#333">${escapeXml(o.xLabel)}</text>`;
-  if (o.yLabel) body += `<text transform="translate(12 ${M.top + ph / 2}) rotate(-90)" text-anchor="middle" fill="#333">${escapeXml(o.yLabel)}</text>`;
-  body += legend(named, M.left + Math.max(180, o.title.length * 7 + 16), 16, width - M.right);
+  if (o.yLabel) body += `<text transform="translate(12 ${top + ph / 2}) rotate(-90)" text-anchor="middle" fill="#333">${escapeXml(o.yLabel)}</text>`;
+  body += leg.svg;
   return frame(f, body);
 }
 

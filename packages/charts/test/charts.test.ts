@@ -22,6 +22,22 @@ void describe('charts', () => {
     assert.match(svg, />hard</, 'legend names the second series');
   });
 
+  void it('a legend that does not fit beside the title wraps below it, names every series and moves the plot down', () => {
+    const names = ['COMPLETED', 'STEP_BUDGET_EXHAUSTED', 'FORMAT_ERROR', 'GENERATION_LIMIT', 'ENV_ERROR', 'SANDBOX_ERROR'];
+    const svg = stackedBars({ title: 'Terminations per round', categories: [1], series: names.map((name) => ({ name, values: [1] })), height: 240 });
+    const items = [...svg.matchAll(/<g class="legend-item"><rect x="([\d.]+)" y="([\d.]+)"[^>]*\/><text [^>]*>([^<]+)<\/text><\/g>/g)].map((m) => ({ x: Number(m[1]), y: Number(m[2]), name: m[3] }));
+    assert.deepEqual(items.map((i) => i.name), names, 'every series is in the legend');
+    const rows = [...new Set(items.map((i) => i.y))];
+    assert.ok(rows.length >= 2, `wrapped onto ${rows.length} rows`);
+    // Within a row, an item starts after the previous one's estimated end; rows below the title start at the left margin.
+    for (const row of rows.slice(1)) assert.equal(Math.min(...items.filter((i) => i.y === row).map((i) => i.x)), 52);
+    const first = items[0]!;
+    assert.ok(first.x >= 52 + 150, `the first row starts after the title (x=${first.x})`);
+    // The top of the stack (6 of 6) sits below the last legend row.
+    const tops = [...svg.matchAll(/<rect class="bar" [^>]* y="([\d.]+)"/g)].map((m) => Number(m[1]));
+    assert.ok(Math.min(...tops) > Math.max(...rows) + 10, `plot top ${Math.min(...tops)} below legend rows ${rows.join(',')}`);
+  });
+
   void it('escapes labels and says when there is no data', () => {
     const svg = lineChart({ title: '<script>"x"</script>', series: [{ name: 'a&b', points: [[1, 1]] }] });
     assert.ok(!svg.includes('<script>'));

@@ -2,7 +2,9 @@
 // judge and an actor as processes; the console app in this process over real gRPC and NATS):
 // a round finishing shows up on the open page without a reload; pause is refused without the
 // token and works with it; navigation from the overview to a round, a group and a trajectory;
-// the viewer shows the stored screenshot and the action of the step the learner reports.
+// the viewer shows the stored screenshot and the action of the step the learner reports; the
+// actors table lists the run's actors with the policy versions they heartbeat; chart legends
+// overlap neither the chart title nor each other as rendered.
 // With OWRL_CONSOLE_SHOTS=<dir> it also saves the README screenshots (scripts/console-screenshots.mjs).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,7 +15,7 @@ import { chromiumArgs } from '@owrl/browser-env';
 import { Blacklist, connectBus, ScreenshotStore, type Bus } from '@owrl/bus';
 import { silentLogger } from '@owrl/core';
 import { RunPhase } from '@owrl/proto';
-import { startSystem } from '@owrl/testkit';
+import { startSystem, waitUntil } from '@owrl/testkit';
 import { ConsoleApp } from '../src/app.js';
 import { LearnerClient } from '../src/learner-client.js';
 
@@ -60,6 +62,23 @@ void test('console pages in Chromium against a live run', { timeout: 8 * 60_000 
     assert.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'the page was not reloaded');
     assert.ok(Number(await page.evaluate(() => document.body.dataset['updates'] ?? '0')) >= 1, 'updates arrived as server-sent events');
     assert.match((await page.locator('#chart-success').innerHTML()) ?? '', /<path class="series"/, 'the learning curve has a line');
+    // Chart legends as rendered: no legend item overlaps the chart title or another item.
+    const overlaps = await page.evaluate(() => {
+      const out: string[] = [];
+      const hit = (a: DOMRect, b: DOMRect) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+      for (const svg of Array.from(document.querySelectorAll('svg.chart'))) {
+        const title = svg.querySelector<SVGGraphicsElement>('.chart-title');
+        const items = Array.from(svg.querySelectorAll<SVGGraphicsElement>('.legend-item'));
+        const boxes = items.map((g) => g.getBBox());
+        boxes.forEach((b, i) => {
+          const name = items[i]?.textContent ?? '';
+          if (title && hit(b, title.getBBox())) out.push(`${svg.id}: "${name}" over the title`);
+          for (let k = i + 1; k < boxes.length; k++) if (hit(b, boxes[k]!)) out.push(`${svg.id}: "${name}" over "${items[k]?.textContent ?? ''}"`);
+        });
+      }
+      return out;
+    });
+    assert.deepEqual(overlaps, [], 'chart legends overlap');
 
     // Pause: refused without the token (the run keeps going), done with it (the page shows it live).
     await confirmAndClick(page, '#pause');
@@ -70,6 +89,22 @@ void test('console pages in Chromium against a live run', { timeout: 8 * 60_000 
     await confirmAndClick(page, '#pause');
     await page.waitForFunction(() => document.getElementById('phase')?.textContent === 'paused', null, { timeout: 30_000 });
     assert.equal((await learner.getRunState()).phase, RunPhase.PAUSED);
+
+    // Actors: the table lists the run's actors (KV owrl_actors, via the learner's run state) with
+    // the policy version each one heartbeats.
+    const tableRows = () =>
+      page.$$eval('#actors tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent?.trim() ?? '')));
+    const shown = await waitUntil(
+      'the actors table to show the registered actors and their policy versions',
+      async () => {
+        // [id, slots, policy version]; busy moves with every episode, so it is left out.
+        const live = (await sys.actors()).map((a) => [a.actorId, String(a.slots), String(a.policyVersion)]);
+        const rows = (await tableRows()).map((r) => [r[0], r[1]?.split('/')[1], r[2]]);
+        return live.length >= 1 && JSON.stringify(rows) === JSON.stringify(live) ? rows : undefined;
+      },
+      { timeoutMs: 40_000, intervalMs: 250 },
+    );
+    assert.equal(shown.length, 1, 'one actor in this run');
     if (SHOTS_DIR) {
       fs.mkdirSync(SHOTS_DIR, { recursive: true });
       await page.screenshot({ path: path.join(SHOTS_DIR, 'console-overview.png'), fullPage: true });

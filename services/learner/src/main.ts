@@ -2,7 +2,7 @@
 // run through the startup path (@owrl/service).
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureTopology, WeightsPointer, Blacklist } from '@owrl/bus';
+import { ActorRegistry, ensureTopology, WeightsPointer, Blacklist } from '@owrl/bus';
 import { RunPhase } from '@owrl/proto';
 import { DEFAULT_DIM, initialModel, readOnnxWeights } from '@owrl/policy';
 import { Adam, GrpoTrainer } from '@owrl/rl';
@@ -11,6 +11,7 @@ import { ArtifactServer } from './artifact-server.js';
 import { CheckpointStore } from './checkpoint.js';
 import { loadLearnerConfig } from './config.js';
 import { FatalRunError } from './failure-policy.js';
+import { FleetView } from './fleet-view.js';
 import { LearnerGrpcServer } from './grpc-server.js';
 import { Learner } from './learner.js';
 import { createLearnerMetrics } from './metrics.js';
@@ -50,6 +51,10 @@ runService({
     const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost, keep: config.keepArtifacts });
     const artifactUrl = await artifacts.start();
 
+    // RunState.actors and .blacklist for `owrl status` and the console, re-read from KV every few seconds.
+    const fleet = new FleetView({ actors: await ActorRegistry.open(bus), blacklist }, store, logger);
+    await fleet.start();
+
     const learner = new Learner({ config, bus, store, scheduler, model, trainer, artifacts, weights, blacklist, checkpoints, restored, incarnation, metrics, logger });
     const grpcServer = new LearnerGrpcServer(store, learner.control, { port: config.grpcPort, host: config.grpcHost, controlToken: config.controlToken, logger });
     const grpcPort = await grpcServer.start();
@@ -74,6 +79,7 @@ runService({
     return {
       stop: async () => {
         await learner.stop();
+        await fleet.stop();
         grpcServer.setServing(false);
         await grpcServer.close();
         await artifacts.close();

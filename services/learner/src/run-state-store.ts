@@ -3,7 +3,8 @@
 import { EventEmitter } from 'node:events';
 import { clone, make, RunCountersSchema, RunPhase, RunStateSchema, type RunState } from '@owrl/proto';
 
-export type ChangeKind = 'snapshot' | 'round' | 'update' | 'phase' | 'progress';
+/** `fleet`: RunState.actors or RunState.blacklist changed (fleet-view.ts). */
+export type ChangeKind = 'snapshot' | 'round' | 'update' | 'phase' | 'progress' | 'fleet';
 
 export class RunStateStore {
   private state: RunState;
