@@ -8,6 +8,13 @@ import owrl from './scripts/eslint-no-import-cycle.mjs';
 
 const services = ['actor', 'judge', 'learner', 'sites', 'cli'];
 
+const boundaries = [
+  { group: ['@owrl/*/*', '!@owrl/*/testing'], message: 'Import a package by its name only: its src/index.ts is its whole API (test helpers: @owrl/<name>/testing).' },
+  { group: ['**/packages/*/src/**', '**/packages/*/dist/**', '../../packages/**'], message: 'Import other packages by name (@owrl/x), not by path.' },
+  { group: services.map((s) => `@owrl/${s}`), message: 'Services never import each other: share packages/* and the wire contracts.' },
+  { group: ['**/services/**', '../../services/**'], message: 'Services never import each other or get imported by path.' },
+];
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'packages/proto/src/gen/**', '**/*.mjs', '**/*.js', '**/*.cjs'] },
   ...tseslint.configs.recommended,
@@ -32,16 +39,32 @@ export default tseslint.config(
       // import-x/no-cycle skips type-only imports; owrl/no-import-cycle counts them too.
       'import-x/no-cycle': ['error', { maxDepth: 10 }],
       'owrl/no-import-cycle': 'error',
+      'no-restricted-imports': ['error', { patterns: boundaries }],
+    },
+  },
+  {
+    // Production code never depends on the test kit or a package's testing entry point.
+    files: ['packages/*/src/**/*.ts', 'services/*/src/**/*.ts'],
+    ignores: ['packages/testkit/src/**', 'packages/*/src/testing.ts'],
+    rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['@owrl/*/*', '!@owrl/*/testing'], message: 'Import a package by its name only: its src/index.ts is its whole API (test helpers: @owrl/<name>/testing).' },
-            { group: ['**/packages/*/src/**', '**/packages/*/dist/**', '../../packages/**'], message: 'Import other packages by name (@owrl/x), not by path.' },
-            { group: services.map((s) => `@owrl/${s}`), message: 'Services never import each other: share packages/* and the wire contracts.' },
-            { group: ['**/services/**', '../../services/**'], message: 'Services never import each other or get imported by path.' },
+            ...boundaries,
+            { group: ['@owrl/testkit', '@owrl/*/testing'], message: 'Production code (src/) does not depend on the test kit or testing entry points; they are for tests only.' },
           ],
         },
+      ],
+    },
+  },
+  {
+    // A package's face is the names its index lists, not whole modules.
+    files: ['packages/*/src/index.ts', 'services/*/src/index.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportAllDeclaration[exported=null]', message: 'List the exported names explicitly (export { a, type B } from ...), not `export *`: the index is the package\'s public API.' },
       ],
     },
   },

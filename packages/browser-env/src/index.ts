@@ -3,16 +3,78 @@
 // terminations and diagnostics; plus the pure pieces (effect classification, URL safety, error
 // classification, history) for reuse and tests. The /proc readers are in `@owrl/browser-env/testing`.
 export { BrowserPool, type PoolStats } from './browser-pool.js';
-export { resolveOptions, type BrowserEnvOptions, type ResolvedOptions, type EnvTimeouts } from './options.js';
-export * from './types.js';
-export { BrowserEnvError, BrowserEnvErrorCode, ToolCallError, type BrowserEnvErrorCodeName } from './errors.js';
-export { checkUrl, isPrivateAddress, isPrivateName, isAllowed, type UrlVerdict } from './net-policy.js';
-export { classifyNetError, classifyHttpStatus, isTransientStatus, type NetFailure } from './net-errors.js';
-export { detectWall, INTERSTITIAL_SELECTORS, WALL_SELECTORS, type WallSignals, type WallVerdict } from './bot-wall.js';
-export { computeEffects, multisetDiff, shortUrl, emptyEvents, type CallEvents, type CallIntent } from './effects.js';
+export {
+  resolveOptions,
+  type BrowserEnvOptions,
+  type ResolvedOptions,
+  type EnvTimeouts,
+} from './options.js';
+export {
+  EFFECT_KIND_NAMES,
+  type EffectKindName,
+  type EffectRecord,
+  type EpisodeDiagnostics,
+  type EpisodePolicy,
+  type EpisodeResult,
+  type EpisodeSpec,
+  type EpisodeStep,
+  type EpisodeTermination,
+  type PageEval,
+  type PolicyInput,
+  type StepDecision,
+  type StepTiming,
+  type ToolCallResult,
+} from './types.js';
+export {
+  BrowserEnvError,
+  BrowserEnvErrorCode,
+  ToolCallError,
+  type BrowserEnvErrorCodeName,
+} from './errors.js';
+export {
+  checkUrl,
+  isPrivateAddress,
+  isPrivateName,
+  isAllowed,
+  type UrlVerdict,
+} from './net-policy.js';
+export {
+  classifyNetError,
+  classifyHttpStatus,
+  isTransientStatus,
+  type NetFailure,
+} from './net-errors.js';
+export {
+  detectWall,
+  INTERSTITIAL_SELECTORS,
+  WALL_SELECTORS,
+  type WallSignals,
+  type WallVerdict,
+} from './bot-wall.js';
+export {
+  computeEffects,
+  multisetDiff,
+  shortUrl,
+  emptyEvents,
+  type CallEvents,
+  type CallIntent,
+} from './effects.js';
 export { historyEntry, parseErrorLine, HISTORY_MODES } from './history.js';
-export { parseCall, normalizeKey, scrollPixels, type ParsedCall, type Target } from './tool-args.js';
+export {
+  parseCall,
+  normalizeKey,
+  scrollPixels,
+  type ParsedCall,
+  type Target,
+} from './tool-args.js';
 export { DnsVerdicts, requestVerdict, type HostLookup } from './guard.js';
 export type { RawSnapshot, FocusInfo } from './page-snapshot.js';
 export { BASE_ARGS, chromiumArgs } from './browser-instance.js';
-export { PlanPolicy, PlanError, findElement, type PlanCall, type PlanStep, type PlanTarget } from './plan-policy.js';
+export {
+  PlanPolicy,
+  PlanError,
+  findElement,
+  type PlanCall,
+  type PlanStep,
+  type PlanTarget,
+} from './plan-policy.js';

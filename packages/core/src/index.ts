@@ -1,15 +1,79 @@
 // Shared domain types and pure helpers of owrl (no I/O): observations and tool calls, trajectory
 // identity, termination classes and reasons, recipe defaults, base errors, seeded randomness,
 // configuration from the environment, and the logger and meter interfaces.
-export * from './observation.js';
-export * from './ids.js';
-export * from './termination.js';
-export * from './defaults.js';
-export * from './errors.js';
-export * from './rng.js';
-export * from './env.js';
-export * from './secret.js';
-export * from './logger.js';
-export * from './meter.js';
-export * from './memory-meter.js';
-export * from './url.js';
+export {
+  TOOL_NAMES,
+  isToolName,
+  type Box,
+  type ElementInfo,
+  type HistoryEntry,
+  type HistoryMode,
+  type Observation,
+  type TabInfo,
+  type TextItem,
+  type ToolCallSpec,
+  type ToolName,
+} from './observation.js';
+export { groupKey, parseTrajectoryId, trajectoryId, type TrajectoryKey } from './ids.js';
+export {
+  FORMAT_ZERO_CLASSES,
+  HTTP_STATUS_REASONS,
+  INFRASTRUCTURE_CLASSES,
+  NET_REASONS,
+  POLICY_UNAVAILABLE_CODE,
+  REASON_HOST_BLACKLISTED,
+  REASON_POLICY_UNAVAILABLE,
+  TERMINATION_CLASSES,
+  TERMINATION_REASONS,
+  TRAINABLE_CLASSES,
+  hostFailureCause,
+  isInfrastructure,
+  isTerminationReason,
+  outcomeFault,
+  outcomeKey,
+  parseOutcomeKey,
+  policyUnavailableReason,
+  reasonInfo,
+  reasonsWithFault,
+  type HttpStatusReason,
+  type NetReason,
+  type ReasonFault,
+  type ReasonInfo,
+  type TerminationClassName,
+  type TerminationReason,
+} from './termination.js';
+export { DEFAULTS, type CurriculumStage } from './defaults.js';
+export { OwrlError, describeError } from './errors.js';
+export { SeededRng, fnv1a, mulberry32, type Rng } from './rng.js';
+export {
+  ConfigError,
+  envBool,
+  envInt,
+  envList,
+  envNumber,
+  envOneOf,
+  envSecret,
+  envString,
+  type Env,
+} from './env.js';
+export { Secret } from './secret.js';
+export { silentLogger, type Logger } from './logger.js';
+export {
+  EPISODE_BUCKETS,
+  FAST_BUCKETS,
+  MeterError,
+  MeterErrorCode,
+  checkMetricSpec,
+  noopMeter,
+  type Counter,
+  type Gauge,
+  type Histogram,
+  type HistogramSpec,
+  type LabelValues,
+  type Meter,
+  type MetricKind,
+  type MetricSpec,
+  type WithLabels,
+} from './meter.js';
+export { MemoryMeter, type SeriesValue } from './memory-meter.js';
+export { hostOf } from './url.js';

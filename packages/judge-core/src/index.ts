@@ -1,13 +1,25 @@
 // Reward pipeline of owrl (DESIGN §7): format → rule → verdict source (task verifier now, a judge
 // model later), scored-message assembly and redelivery dedupe. No NATS here.
-export * from './errors.js';
-export * from './outcome.js';
-export * from './check-result.js';
-export * from './answer-match.js';
-export * from './site-state.js';
-export * from './verifiers.js';
-export * from './verdict-source.js';
-export * from './pipeline.js';
-export * from './scored.js';
-export * from './dedupe.js';
-export * from './calibration.js';
+export { JudgeError, JudgeErrorCode, isJudgeError } from './errors.js';
+export { ExcludedReason, type JudgeOutcome } from './outcome.js';
+export type { CheckResult } from './check-result.js';
+export { containsToken, matchAnswer, normalizeAnswer } from './answer-match.js';
+export {
+  checkSiteState,
+  siteStateUrl,
+  type FetchLike,
+  type SiteStateOptions,
+} from './site-state.js';
+export { createVerifiers, type SiteStateContext, type Verifiers } from './verifiers.js';
+export type { SourceResult, VerdictContext, VerdictProvider } from './verdict-source.js';
+export { judgeTrajectory, type JudgeDeps } from './pipeline.js';
+export { toScored, trajectoryIdOf } from './scored.js';
+export { LruSet } from './dedupe.js';
+export {
+  addPair,
+  calibrationFigures,
+  confusionTable,
+  emptyConfusion,
+  type CalibrationFigures,
+  type Confusion,
+} from './calibration.js';

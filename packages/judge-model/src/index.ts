@@ -4,7 +4,14 @@
 // judge on an OpenAI-compatible chat completions endpoint (P(yes) from the yes/no log-probs, else
 // the answer text). The same prompt for both and a judge-core verdict source. Tiny model builders for
 // tests are in `@owrl/judge-model/testing`.
-export * from './errors.js';
+export {
+  JudgeModelError,
+  JudgeModelErrorCode,
+  fromWireError,
+  isJudgeModelError,
+  toWireError,
+  type WireError,
+} from './errors.js';
 export {
   readModelFolder,
   parseOwrlJudge,
@@ -19,16 +26,59 @@ export {
   type OwrlJudgeConfig,
   type PreprocessorConfig,
 } from './folder.js';
-export * from './prompt.js';
+export {
+  buildMessages,
+  judgeInputFromTrajectory,
+  type ChatMessage,
+  type ContentPart,
+  type JudgeAction,
+  type JudgeInput,
+  type JudgeStep,
+  type PromptOptions,
+  type Shortening,
+} from './prompt.js';
 export { shortenToFit, type FitResult } from './prompt-fit.js';
 export { ApiJudge, type ApiJudgeOptions, type ApiJudgeStats, type ApiProbe } from './api-judge.js';
-export { readChatReply, yesNoOfText, yesNoOfToken, pYesOfPosition, type ApiBasis, type ApiVerdict } from './api-reply.js';
-export { buildChatRequest, neutralizeSpecials, imageDataUrl, type ChatRequest, type ChatRequestOptions } from './api-request.js';
+export {
+  readChatReply,
+  yesNoOfText,
+  yesNoOfToken,
+  pYesOfPosition,
+  type ApiBasis,
+  type ApiVerdict,
+} from './api-reply.js';
+export {
+  buildChatRequest,
+  neutralizeSpecials,
+  imageDataUrl,
+  type ChatRequest,
+  type ChatRequestOptions,
+} from './api-request.js';
 export { JudgeTokenizer, DEFAULT_IMAGE_TOKEN, type EncodedPrompt } from './text.js';
-export { decodeJpeg, preprocessImage, smartResize, type ImagePatches, type RgbImage } from './image.js';
-export { padBatch, mropePositions, logitsToKeep, yesProbabilities, type ImageSpan, type PaddedBatch } from './batch.js';
+export {
+  decodeJpeg,
+  preprocessImage,
+  smartResize,
+  type ImagePatches,
+  type RgbImage,
+} from './image.js';
+export {
+  padBatch,
+  mropePositions,
+  logitsToKeep,
+  yesProbabilities,
+  type ImageSpan,
+  type PaddedBatch,
+} from './batch.js';
 export { halfToFloat, floatToHalf } from './half.js';
 export type { JudgeDevice, ResolvedDevice } from './session.js';
 export type { RowScore, BatchScores } from './runner.js';
-export * from './judge.js';
-export * from './model-source.js';
+export {
+  OnnxJudge,
+  type BatchScorer,
+  type JudgeScore,
+  type JudgeStats,
+  type OnnxJudgeOptions,
+  type ScoreOptions,
+} from './judge.js';
+export { modelVerdictSource, type ModelSourceOptions } from './model-source.js';

@@ -2,7 +2,7 @@
 // OpenAI-compatible endpoint (vLLM, SGLang, a hosted API) in OpenWebRL's agent format: the tool
 // schemas, the pure prompt renderer, the reply parser (native and Qwen-style text tool calls),
 // token-level traces, and the HTTP client with retries.
-export * from './errors.js';
+export { LlmPolicyError, LlmPolicyErrorCode } from './errors.js';
 export {
   toolSchemas,
   toolDefinitions,
@@ -12,9 +12,29 @@ export {
   type ToolSchema,
   type ChatToolDefinition,
 } from './tool-schemas.js';
-export { validateToolCall, fromPixels, type ValidateContext, type ValidateResult } from './tool-validate.js';
-export { readReply, firstChoice, type ChatContentPart, type ChatMessage, type ChatRequest, type ReplyMessage, type ServingEngine, type WireToolCall } from './chat-types.js';
-export { parseReply, compressReplyText, renderCallBlock, callJson, type ParsedReply } from './reply-parse.js';
+export {
+  validateToolCall,
+  fromPixels,
+  type ValidateContext,
+  type ValidateResult,
+} from './tool-validate.js';
+export {
+  readReply,
+  firstChoice,
+  type ChatContentPart,
+  type ChatMessage,
+  type ChatRequest,
+  type ReplyMessage,
+  type ServingEngine,
+  type WireToolCall,
+} from './chat-types.js';
+export {
+  parseReply,
+  compressReplyText,
+  renderCallBlock,
+  callJson,
+  type ParsedReply,
+} from './reply-parse.js';
 export { imageRef, imageSize, sha256Hex, dataUrl } from './image-ref.js';
 export {
   renderChatRequest,
@@ -26,10 +46,25 @@ export {
   DEFAULT_RENDER_OPTIONS,
   type RenderOptions,
 } from './prompt-render.js';
-export { tokenTrace, emptyTokenTrace, tokensPolicyTrace, type TraceContext } from './token-trace.js';
-export { contextOverflow, errorMessage, isRetryableStatus, type ContextOverflow } from './server-errors.js';
+export {
+  tokenTrace,
+  emptyTokenTrace,
+  tokensPolicyTrace,
+  type TraceContext,
+} from './token-trace.js';
+export {
+  contextOverflow,
+  errorMessage,
+  isRetryableStatus,
+  type ContextOverflow,
+} from './server-errors.js';
 export { ChatClient, type ChatClientOptions, type ChatOutcome } from './chat-client.js';
-export { OpenAIPolicy, OPENAI_POLICY_KIND, type OpenAIPolicyOptions, type OpenAIPolicyStats } from './openai-policy.js';
+export {
+  OpenAIPolicy,
+  OPENAI_POLICY_KIND,
+  type OpenAIPolicyOptions,
+  type OpenAIPolicyStats,
+} from './openai-policy.js';
 export { openAIPolicyConfigFromEnv, parseCoords, type OpenAIPolicyConfig } from './config.js';
 export {
   EngineWeightLoader,

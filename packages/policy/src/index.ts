@@ -1,12 +1,42 @@
 // Built-in pointer policy of owrl: candidate actions with hashed sparse features, a linear
 // softmax model (TypeScript, exact gradients), its ONNX export, and the onnxruntime-node policy
 // the actors run.
-export * from './errors.js';
-export * from './text.js';
-export * from './features.js';
-export * from './candidates.js';
-export * from './sparse.js';
-export * from './pointer-model.js';
-export * from './onnx-export.js';
-export * from './policy.js';
-export * from './onnx-policy.js';
+export { PolicyError, PolicyErrorCode, PolicyUnavailableError, isPolicyError } from './errors.js';
+export {
+  answerShape,
+  pageType,
+  parseInstruction,
+  type AnswerShape,
+  type ParsedInstruction,
+} from './text.js';
+export {
+  DEFAULT_DIM,
+  type CandidateKind,
+  type FeatureInput,
+  type SparseFeatures,
+} from './features.js';
+export {
+  FINISH_RESPONSE,
+  buildCandidates,
+  matchCandidate,
+  type Candidate,
+  type CandidateInput,
+  type CandidateOptions,
+} from './candidates.js';
+export { SparseGradient, toCsr, type Csr, type CsrFeatures } from './sparse.js';
+export {
+  PointerModel,
+  initialModel,
+  sampleIndex,
+  type CandidateFeatures,
+  type PointerModelInit,
+} from './pointer-model.js';
+export { exportOnnx, readOnnxWeights, type PointerWeights } from './onnx-export.js';
+export type { Policy, PolicyDecision, PolicyInput } from './policy.js';
+export {
+  OnnxPointerPolicy,
+  POLICY_KIND,
+  createPointerSession,
+  runPointerSession,
+  type OnnxPolicyOptions,
+} from './onnx-policy.js';

@@ -2,13 +2,47 @@
 // service processes for cross-process and fault tests, and faithful stand-ins for what a user
 // brings (an OpenAI-compatible model server with vLLM/SGLang shapes, a GPU trainer behind
 // owrl.v1.Trainer).
-export * from './nats-server.js';
-export * from './wait.js';
-export * from './service-process.js';
-export * from './learner-probe.js';
-export * from './system.js';
-export * from './proc-tree.js';
-export * from './chat-server.js';
-export * from './fake-trainer.js';
-export * from './metrics-lint.js';
-export * from './shop-oracle.js';
+export {
+  freePort,
+  startNatsServer,
+  type NatsServer,
+  type NatsServerOptions,
+} from './nats-server.js';
+export { WaitTimeoutError, waitUntil, type WaitOptions } from './wait.js';
+export { ServiceProcess, type ServiceExit, type ServiceProcessOptions } from './service-process.js';
+export { LearnerProbe } from './learner-probe.js';
+export {
+  startSystem,
+  type OwrlSystem,
+  type RegisteredActor,
+  type SystemOptions,
+} from './system.js';
+export { isAlive } from './proc-tree.js';
+export {
+  startChatServer,
+  type ChatEngine,
+  type ChatScript,
+  type ChatServerDouble,
+  type ChatServerOptions,
+  type RecordedChatRequest,
+  type ScriptedReply,
+  type SentCompletion,
+  type WeightCall,
+} from './chat-server.js';
+export {
+  startFakeTrainer,
+  type FakeTrainerDouble,
+  type FakeTrainerOptions,
+  type ReceivedUpdate,
+} from './fake-trainer.js';
+export { checkMetrics, lintExposition, type MetricsCheck } from './metrics-lint.js';
+export {
+  oracleDollars,
+  oracleListing,
+  oracleTotalCents,
+  type OracleFilters,
+  type OracleProduct,
+  type OraclePromo,
+  type OracleRow,
+  type OracleSort,
+} from './shop-oracle.js';

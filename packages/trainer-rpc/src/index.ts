@@ -2,7 +2,18 @@
 // puts any PolicyTrainer behind owrl.v1.Trainer, the RemoteTrainer client the learner uses for a
 // trainer in another process, the request/answer checks both sides share, and errors that keep
 // their codes across the wire.
-export * from './errors.js';
+export {
+  ERROR_CODE_KEY,
+  TrainerError,
+  TrainerErrorCode,
+  fromServiceError,
+  toServiceError,
+} from './errors.js';
 export { validateTrainRequest, validateTrainResult } from './train-validate.js';
-export { TrainerServer, TRAINER_SERVICE, DEFAULT_MAX_MESSAGE_BYTES, type TrainerServerOptions } from './trainer-server.js';
+export {
+  TrainerServer,
+  TRAINER_SERVICE,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type TrainerServerOptions,
+} from './trainer-server.js';
 export { RemoteTrainer, parseTrainerAddress, type RemoteTrainerOptions } from './remote-trainer.js';

@@ -1,7 +1,10 @@
 // The actor service as a library (for embedding and tests); the process entry is main.ts.
-export * from './actor.js';
-export * from './config.js';
-export * from './policy-holder.js';
-export * from './trajectory-builder.js';
-export * from './artifact-fetch.js';
-export * from './policy-backends.js';
+export { Actor, type ActorDeps, type EpisodeRunner } from './actor.js';
+export {
+  POLICY_BACKENDS,
+  loadActorConfig,
+  type ActorConfig,
+  type PolicyBackendName,
+} from './config.js';
+export { PolicyHolder } from './policy-holder.js';
+export type { PolicyBackend } from './policy-backends.js';

@@ -2,4 +2,3 @@
 export { ConsoleApp, type ConsoleAppOptions } from './app.js';
 export { LearnerClient, isGrpcError } from './learner-client.js';
 export { loadConsoleConfig, type ConsoleConfig } from './config.js';
-export * from './views.js';

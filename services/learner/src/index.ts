@@ -1,9 +1,23 @@
 // The learner service as a library (for embedding and tests); the process entry is main.ts.
-export * from './learner.js';
-export * from './config.js';
-export * from './round-ledger.js';
-export * from './scheduler.js';
-export * from './run-state-store.js';
-export * from './grpc-server.js';
-export * from './artifact-server.js';
-export * from './checkpoint.js';
+export { Learner, type LearnerDeps } from './learner.js';
+export { loadLearnerConfig, type LearnerConfig } from './config.js';
+export {
+  RoundLedger,
+  type DropCause,
+  type GroupFate,
+  type GroupState,
+  type IngestResult,
+  type Redispatch,
+  type RoundLedgerJson,
+  type SampleSlot,
+} from './round-ledger.js';
+export { TaskScheduler, type SchedulerOptions, type SchedulerState } from './scheduler.js';
+export { RunStateStore, type ChangeKind } from './run-state-store.js';
+export { ArtifactServer, type StoredArtifact } from './artifact-server.js';
+export {
+  CheckpointStore,
+  type CheckpointData,
+  type LoopState,
+  type RestoredCheckpoint,
+  type RoundFile,
+} from './checkpoint.js';
