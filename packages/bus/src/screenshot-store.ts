@@ -3,8 +3,8 @@
 // on `owrl.shots.<sha256>` of the OWRL_SHOTS stream (one message per subject, so a picture stored
 // twice is kept once; retention by age and bytes, oldest first). Trajectories carry an ImageRef;
 // readers (learner, console) fetch the bytes by key and get them verified against it.
-import { createHash } from 'node:crypto';
 import { JetStreamApiError } from '@nats-io/jetstream';
+import { imageSize, sha256Hex } from '@owrl/core';
 import { create, ImageRefSchema, type ImageRef } from '@owrl/proto';
 import type { BusContext } from './context.js';
 import { BusError, BusErrorCode } from './errors.js';
@@ -19,37 +19,11 @@ export interface StoredImage {
   mime: string;
 }
 
-/** Lowercase hex sha256 of `b`. */
-export function sha256Hex(b: Uint8Array): string {
-  return createHash('sha256').update(b).digest('hex');
-}
+export { sha256Hex };
 
-/** Width, height and type of a PNG (IHDR) or JPEG (start-of-frame); 0×0 when unreadable (pure). */
+/** Width, height and type of a PNG or JPEG; application/octet-stream when unreadable (pure). */
 export function imageInfo(b: Uint8Array): { width: number; height: number; mime: string } {
-  if (b.length > 24 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) {
-    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    return { width: dv.getUint32(16), height: dv.getUint32(20), mime: 'image/png' };
-  }
-  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return { width: 0, height: 0, mime: 'application/octet-stream' };
-  let i = 2;
-  while (i + 9 < b.length) {
-    if (b[i] !== 0xff) {
-      i++;
-      continue;
-    }
-    const marker = b[i + 1] ?? 0;
-    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0xff) {
-      i += marker === 0xff ? 1 : 2;
-      continue;
-    }
-    const len = ((b[i + 2] ?? 0) << 8) | (b[i + 3] ?? 0);
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      return { width: ((b[i + 7] ?? 0) << 8) | (b[i + 8] ?? 0), height: ((b[i + 5] ?? 0) << 8) | (b[i + 6] ?? 0), mime: 'image/jpeg' };
-    }
-    if (marker === 0xda || len < 2) break;
-    i += 2 + len;
-  }
-  return { width: 0, height: 0, mime: 'image/jpeg' };
+  return imageSize(b, 'application/octet-stream');
 }
 
 /** `owrl.shots.<sha256>`. @throws BusError BUS_INVALID_ARGUMENT when `sha256` is not 64 lowercase hex digits. */

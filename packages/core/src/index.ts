@@ -77,3 +77,4 @@ export {
 } from './meter.js';
 export { MemoryMeter, type SeriesValue } from './memory-meter.js';
 export { hostOf } from './url.js';
+export { imageSize, sha256Hex } from './image.js';
