@@ -27,6 +27,13 @@ export interface LoopState {
   settledIds: string[];
   terminations: Record<string, string>;
   excluded: Record<string, string>;
+  /**
+   * Async mode: the next round's ledger as the update left it (the groups still in flight, carried
+   * over). round.json supersedes it once the next round has saved itself.
+   */
+  carry?: RoundLedgerJson;
+  /** Async mode: run-wide staleness of trained trajectories (count per lag) and drops. */
+  staleness?: { counts: number[]; dropped: number };
 }
 
 export interface CheckpointData {

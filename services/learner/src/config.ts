@@ -5,8 +5,17 @@ import { DEFAULT_TRUST_KL } from '@owrl/rl';
 import { parseCrashAt, type CrashSpec } from './crash-point.js';
 import { DEFAULTS, envBool, envInt, envList, envNumber, envString, ConfigError, type CurriculumStage } from '@owrl/core';
 
+export type LearnerMode = 'sync' | 'async';
+
 export interface LearnerConfig {
   natsUrl: string;
+  /**
+   * `sync`: dispatch a round, wait for it, update. `async`: dispatch keeps every actor slot busy
+   * and an update runs as soon as `groupsPerRound` kept groups are in.
+   */
+  mode: LearnerMode;
+  /** Async: a trajectory produced more than this many policy versions before the update is dropped (counted). */
+  maxStaleness: number;
   runId: string;
   rounds: number;
   groupSize: number;
@@ -84,6 +93,11 @@ function checkInitPolicy(file: string): void {
   if (dim !== DEFAULT_DIM) throw new ConfigError('OWRL_INIT_POLICY', `OWRL_INIT_POLICY=${file} has feature dimension ${dim}; the learner's is ${DEFAULT_DIM}`);
 }
 
+function learnerMode(raw: string): LearnerMode {
+  if (raw === 'sync' || raw === 'async') return raw;
+  throw new ConfigError('OWRL_MODE', `OWRL_MODE=${JSON.stringify(raw)} must be sync or async`);
+}
+
 /** Parses "90:15,50:30" (rounds:max_steps, ...). */
 export function parseCurriculum(name: string, raw: string): CurriculumStage[] {
   const stages = raw.split(',').map((part) => {
@@ -101,6 +115,8 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
   const curriculumRaw = envString('OWRL_CURRICULUM', '', env);
   const cfg: LearnerConfig = {
     natsUrl: envString('NATS_URL', 'nats://127.0.0.1:4222', env),
+    mode: learnerMode(envString('OWRL_MODE', 'sync', env)),
+    maxStaleness: envInt('OWRL_MAX_STALENESS', 4, env, 0),
     runId: envString('OWRL_RUN_ID', `run-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`, env),
     rounds: envInt('OWRL_ROUNDS', 140, env, 1),
     groupSize: envInt('OWRL_GROUP_SIZE', DEFAULTS.groupSize, env, 2),

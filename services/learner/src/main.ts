@@ -26,7 +26,7 @@ runService({
   logBindings: (c) => ({ run: c.runId }),
   start: async ({ config, bus, logger, meter, fail, topology }) => {
     const metrics = createLearnerMetrics(meter);
-    const store = new RunStateStore(config.runId, config.rounds, 'sync');
+    const store = new RunStateStore(config.runId, config.rounds, config.mode);
     const runDir = path.join(config.dataDir, config.runId);
 
     await ensureTopology(bus, { logger, ...topology });

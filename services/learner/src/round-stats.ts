@@ -6,7 +6,7 @@ import { hostOf } from '@owrl/core';
 import { make, RunCountersSchema, terminationClassName, type ScoredTrajectory } from '@owrl/proto';
 import { recordShadow } from './judge-calibration.js';
 import type { LearnerMetrics } from './metrics.js';
-import type { GroupState, IngestResult } from './round-ledger.js';
+import { REASON_STALE, type GroupState, type IngestResult } from './round-ledger.js';
 import type { RunStateStore } from './run-state-store.js';
 
 export class RoundStats {
@@ -66,6 +66,21 @@ export class RoundStats {
     const e = this.store.mutable.excluded;
     e[res.reason] = (e[res.reason] ?? 0n) + 1n;
     this.metrics.excluded.inc({ reason: res.reason });
+  }
+
+  /**
+   * Async mode: `n` results counted trainable went stale before their group was trained: they
+   * count as excluded (`stale`) instead, so trainable results stay those trained.
+   */
+  expiredStale(n: number): void {
+    if (n === 0) return;
+    const c = this.c;
+    c.trainable -= BigInt(n);
+    c.excluded += BigInt(n);
+    this.excluded[REASON_STALE] = (this.excluded[REASON_STALE] ?? 0) + n;
+    const e = this.store.mutable.excluded;
+    e[REASON_STALE] = (e[REASON_STALE] ?? 0n) + BigInt(n);
+    this.metrics.excluded.inc({ reason: REASON_STALE }, n);
   }
 
   /** The in-flight count, from the ledger (exact after a restart too). */
