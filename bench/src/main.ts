@@ -4,12 +4,14 @@ import { judgeBench } from './judge.js';
 import { envBench } from './env.js';
 import { learningBench } from './learning.js';
 import { warmupBench } from './warmup.js';
+import { weightsBench } from './weights.js';
 
 const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   learning: learningBench,
   env: envBench,
   judge: judgeBench,
   warmup: warmupBench,
+  weights: weightsBench,
 };
 
 async function main(): Promise<void> {

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import { DEFAULT_DIM, readOnnxWeights } from '@owrl/policy';
 import { DEFAULT_TRUST_KL } from '@owrl/rl';
+import { DEFAULT_KEEP_ROUNDS } from './control.js';
 import { parseCrashAt, type CrashSpec } from './crash-point.js';
 import { DEFAULTS, envBool, envInt, envList, envNumber, envString, ConfigError, type CurriculumStage } from '@owrl/core';
 
@@ -46,6 +47,8 @@ export interface LearnerConfig {
   dataDir: string;
   /** Policy artifacts kept on disk (latest versions); 0 keeps all. */
   keepArtifacts: number;
+  /** Finished rounds whose groups and scored trajectories stay in memory for ListGroups/GetTrajectory. */
+  keepRounds: number;
   resume: boolean;
   controlToken: string;
   metricsPort: number;
@@ -148,6 +151,7 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     advertiseHost: envString('OWRL_ADVERTISE_HOST', '127.0.0.1', env),
     dataDir: envString('OWRL_DATA_DIR', '.owrl/learner', env),
     keepArtifacts: envInt('OWRL_KEEP_ARTIFACTS', 5, env, 0),
+    keepRounds: envInt('OWRL_KEEP_ROUNDS', DEFAULT_KEEP_ROUNDS, env, 0),
     resume: envBool('OWRL_RESUME', false, env),
     controlToken: envString('OWRL_CONTROL_TOKEN', '', env),
     metricsPort: port('OWRL_METRICS_PORT', 0, env),

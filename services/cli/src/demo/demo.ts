@@ -173,10 +173,11 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
         await new Promise((r) => setTimeout(r, 500));
         continue;
       }
-      while (printed < state.rounds.length) {
-        const r = state.rounds[printed];
-        if (r) out(formatRound(r, state.roundsTotal));
-        printed++;
+      // By round number: RunState.rounds thins old rounds on long runs, so indexes shift.
+      for (const r of state.rounds) {
+        if (Number(r.round) < printed) continue;
+        out(formatRound(r, state.roundsTotal));
+        printed = Number(r.round) + 1;
       }
       if (state.phase === RunPhase.FINISHED || state.phase === RunPhase.FAILED) break;
       await new Promise((r) => setTimeout(r, 500));
