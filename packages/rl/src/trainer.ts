@@ -135,6 +135,15 @@ export class GrpoTrainer {
     const { samples, fates, trajectories } = this.samples(groups);
     const all = groups.flatMap((g) => g.rewards);
     const meanReward = all.length ? all.reduce((a, b) => a + b, 0) / all.length : 0;
+    const { actions, epochs } = this.updateSamples(samples);
+    return { groups: groups.length, fates, trajectories, actions, meanReward, updated: actions > 0, epochs };
+  }
+
+  /**
+   * The PPO epochs over samples whose advantages are already decided (one array of steps per
+   * trajectory, e.g. from the trainer contract's TrainSample.advantage).
+   */
+  updateSamples(samples: readonly (readonly GrpoSample[])[]): { actions: number; epochs: EpochStats[] } {
     // Trajectories are dealt round-robin into minibatches so every chunk mixes groups.
     const chunks: GrpoSample[][] = Array.from({ length: this.minibatches }, () => []);
     samples.forEach((s, i) => chunks[i % this.minibatches]?.push(...s));
@@ -179,7 +188,7 @@ export class GrpoTrainer {
       }
       this.grad.clear();
     }
-    return { groups: groups.length, fates, trajectories, actions, meanReward, updated: actions > 0, epochs };
+    return { actions, epochs };
   }
 
   /**
