@@ -7,8 +7,8 @@
 // `trainSync` is the same update without the promise, for callers that must finish the step
 // before they go on (the learner checkpoints the model right after it).
 import { exportOnnx } from '@owrl/policy';
-import { EpochStatSchema, make, PolicyArtifactSchema, TrainerInfoSchema, TrainResultSchema, type TrainerInfo, type TrainGroup, type TrainHeader, type TrainResult } from '@owrl/proto';
-import type { EpochStats, GrpoTrainer, PolicyTrainer } from '@owrl/rl';
+import { make, PolicyArtifactSchema, TrainerInfoSchema, TrainResultSchema, type TrainerInfo, type TrainGroup, type TrainHeader, type TrainResult } from '@owrl/proto';
+import { epochStatMessage, type EpochStats, type GrpoTrainer, type PolicyTrainer } from '@owrl/rl';
 import { TrainerError, TrainerErrorCode, validateTrainRequest } from '@owrl/trainer-rpc';
 import { samplesOf } from './convert.js';
 import { POINTER_ARTIFACT_KIND } from './pointer-policy-trainer.js';
@@ -101,18 +101,7 @@ export class InProcessPointerTrainer implements PolicyTrainer {
         createdAtMs: BigInt((this.opts.now ?? Date.now)()),
         temperature: model.temperature,
       }),
-      epochs: epochs.map((e) =>
-        make(EpochStatSchema, {
-          epoch: e.epoch,
-          loss: e.loss,
-          clipFraction: e.clipFraction,
-          approxKl: e.approxKl,
-          gradNorm: e.gradNorm,
-          meanRatio: e.meanRatio,
-          learningRate: e.learningRate,
-          actions: BigInt(e.actions),
-        }),
-      ),
+      epochs: epochs.map(epochStatMessage),
       replayed: false,
       trainS: (performance.now() - t0) / 1000,
       samples: BigInt(samples.length),

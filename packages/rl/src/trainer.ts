@@ -6,6 +6,7 @@
 // halved (backtracking line search) until it fits, so that no epoch overshoots into the clip.
 import { DEFAULTS } from '@owrl/core';
 import { SparseGradient, type PointerModel } from '@owrl/policy';
+import { EpochStatSchema, make, type EpochStat } from '@owrl/proto';
 import { type Adam } from './adam.js';
 import { groupAdvantages, groupFate, type GroupFate } from './advantages.js';
 import { RlError, RlErrorCode } from './errors.js';
@@ -63,6 +64,20 @@ export interface EpochStats {
   /** Backtracking halvings made in this epoch (all minibatches). */
   backtracks: number;
   actions: number;
+}
+
+/** An epoch's health as the wire message (run state, trainer answers); the trust-region fields stay behind. */
+export function epochStatMessage(e: EpochStats): EpochStat {
+  return make(EpochStatSchema, {
+    epoch: e.epoch,
+    loss: e.loss,
+    clipFraction: e.clipFraction,
+    approxKl: e.approxKl,
+    gradNorm: e.gradNorm,
+    meanRatio: e.meanRatio,
+    learningRate: e.learningRate,
+    actions: BigInt(e.actions),
+  });
 }
 
 export interface UpdateStats {
