@@ -143,8 +143,8 @@ export class PolicyPublisher {
 
   /** The update, awaited: the trainer has answered and its version is stored when this resolves. */
   async train(kept: GroupState[], baseVersion: number): Promise<UpdateStats> {
-    const b = this.batch(kept, baseVersion);
     if (!this.remote) return this.update(kept, baseVersion);
+    const b = this.batch(kept, baseVersion);
     this.writeAhead(b);
     const r = await this.send(b);
     return this.stats(b, epochsOf(r));

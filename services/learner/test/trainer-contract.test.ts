@@ -2,8 +2,9 @@
 // (token ids, behaviour log-probs, masks, image references, the ledger's advantages, the behaviour
 // policy version); a remote update is written ahead, sent to a real gRPC trainer (the testkit's
 // stand-in GPU trainer) when the version is published, resent after a restart, never twice; the
-// trainer's answer is what the weights pointer announces; in process, the contract path trains
-// the learner's model exactly as the GrpoTrainer does on the same groups.
+// trainer's answer is what the weights pointer announces (also with the awaited `train`); in
+// process, the contract path trains the learner's model exactly as the GrpoTrainer does on the
+// same groups.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -198,6 +199,14 @@ void test('remote trainer: the kept groups are written ahead, trained once when 
     p = await publisher('remote-run', model, weights, artifacts, binding);
     await p.publish(2);
     assert.equal(fake.received.length, 2);
+
+    // the awaited form: the trainer has answered (with its epochs) when it resolves; publishing sends nothing more
+    const awaited = await p.train([group(3, [[tokens([51])], [tokens([52])]], [0, 1], [-1, 1], 2n)], 2);
+    assert.equal(fake.updates.length, 3);
+    assert.deepEqual(awaited.epochs.map((e) => e.epoch), [1, 2]);
+    await p.publish(3);
+    assert.equal(fake.received.length, 3);
+    assert.equal((await weights.get())?.sha256, fake.versions.get(3n)?.sha256);
   } finally {
     await client.close();
     await artifacts.close();
