@@ -3,6 +3,7 @@
 import { judgeBench } from './judge.js';
 import { envBench } from './env.js';
 import { learningBench } from './learning.js';
+import { llmLoopBench } from './llm-loop.js';
 import { warmupBench } from './warmup.js';
 
 const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
@@ -10,6 +11,7 @@ const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown
   env: envBench,
   judge: judgeBench,
   warmup: warmupBench,
+  'llm-loop': llmLoopBench,
 };
 
 async function main(): Promise<void> {
