@@ -119,17 +119,15 @@ export async function startLlmLoop(opts: LlmLoopOptions = {}): Promise<LlmLoop> 
       const js = jetstream(nc);
       const c = await js.consumers.get('OWRL_SCORED', { filter_subjects: [`owrl.scored.${sys.runId}`] });
       const out: ScoredTrajectory[] = [];
-      const info = await c.info(true);
-      let left = info.num_pending;
-      while (left > 0) {
-        const batch = await c.fetch({ max_messages: Math.min(left, 256), expires: 5000 });
+      // the run is over: everything is on the stream; read until a fetch comes back empty
+      for (;;) {
+        const batch = await c.fetch({ max_messages: 256, expires: 2000 });
         let got = 0;
         for await (const m of batch) {
           out.push(decode(ScoredTrajectorySchema, m.data));
           got++;
         }
         if (got === 0) break;
-        left -= got;
       }
       return out;
     },
