@@ -3,6 +3,7 @@
 import { judgeBench } from './judge.js';
 import { envBench } from './env.js';
 import { learningBench } from './learning.js';
+import { llmLoopBench } from './llm-loop.js';
 import { warmupBench } from './warmup.js';
 import { weightsBench } from './weights.js';
 
@@ -12,6 +13,7 @@ const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown
   judge: judgeBench,
   warmup: warmupBench,
   weights: weightsBench,
+  'llm-loop': llmLoopBench,
 };
 
 async function main(): Promise<void> {

@@ -4,7 +4,8 @@ import { DEFAULT_DIM, readOnnxWeights } from '@owrl/policy';
 import { DEFAULT_TRUST_KL } from '@owrl/rl';
 import { DEFAULT_KEEP_ROUNDS } from './control.js';
 import { parseCrashAt, type CrashSpec } from './crash-point.js';
-import { DEFAULTS, envBool, envInt, envList, envNumber, envString, ConfigError, type CurriculumStage } from '@owrl/core';
+import { DEFAULTS, envBool, envInt, envList, envNumber, envSecret, envString, ConfigError, type CurriculumStage, type Secret } from '@owrl/core';
+import { parseTrainerAddress } from '@owrl/trainer-rpc';
 
 export type LearnerMode = 'sync' | 'async';
 
@@ -69,6 +70,13 @@ export interface LearnerConfig {
    * uniform policy: the first version actors run. Ignored when resuming from a checkpoint.
    */
   initPolicy: string;
+  /**
+   * The trainer every update goes to (OWRL_TRAINER): `inprocess` (the built-in pointer trainer in
+   * this process, default) or `host:port` of an owrl.v1.Trainer (docs/trainer.md).
+   */
+  trainer: 'inprocess' | { address: string };
+  /** OWRL_TRAINER_TOKEN: sent to a remote trainer as `authorization: Bearer <token>`. */
+  trainerToken: Secret;
 }
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -99,6 +107,16 @@ function checkInitPolicy(file: string): void {
 function learnerMode(raw: string): LearnerMode {
   if (raw === 'sync' || raw === 'async') return raw;
   throw new ConfigError('OWRL_MODE', `OWRL_MODE=${JSON.stringify(raw)} must be sync or async`);
+}
+
+/** `inprocess`, or a trainer's `host:port`. */
+function parseTrainer(raw: string): LearnerConfig['trainer'] {
+  if (raw === 'inprocess') return 'inprocess';
+  try {
+    return { address: parseTrainerAddress(raw) };
+  } catch {
+    throw new ConfigError('OWRL_TRAINER', `OWRL_TRAINER=${JSON.stringify(raw)} must be inprocess or the host:port of an owrl.v1.Trainer (e.g. trainer:50070)`);
+  }
 }
 
 /** Parses "90:15,50:30" (rounds:max_steps, ...). */
@@ -163,6 +181,8 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     stopGraceMs: envInt('OWRL_STOP_GRACE_S', 30, env, 0) * 1000,
     crashAt: null,
     initPolicy: envString('OWRL_INIT_POLICY', '', env),
+    trainer: parseTrainer(envString('OWRL_TRAINER', 'inprocess', env)),
+    trainerToken: envSecret('OWRL_TRAINER_TOKEN', env),
   };
   // Default ack_wait: a third of the round timeout, within 3-60 s.
   cfg.scoredAckWaitMs = envInt('OWRL_SCORED_ACK_WAIT_S', Math.min(60, Math.max(3, Math.floor(cfg.roundTimeoutMs / 3000))), env, 3) * 1000;
@@ -184,6 +204,9 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     );
   }
   if (cfg.initPolicy) checkInitPolicy(cfg.initPolicy);
+  if (cfg.initPolicy && cfg.trainer !== 'inprocess') {
+    throw new ConfigError('OWRL_INIT_POLICY', `OWRL_INIT_POLICY is for the in-process trainer; with OWRL_TRAINER=${cfg.trainer.address} the trainer's own version 0 is the initial policy`);
+  }
   if (!cfg.tasksFile && !cfg.sitesUrl) {
     throw new ConfigError('OWRL_TASKS_FILE', 'no task source: set OWRL_TASKS_FILE (JSONL tasks) or OWRL_SITES_URL (bundled sites server)');
   }
