@@ -23,11 +23,12 @@ usage:
   owrl demo [--rounds N] [--actors N] [--slots N] [--groups N] [--group-size N]
             [--curriculum rounds:steps,...] [--tasks N] [--difficulties 1,2,3] [--suites a,b]
             [--run-id ID] [--out DIR] [--json FILE] [--timeout S]
-            [--warmup | --no-warmup] [--warmup-tasks N] [--warmup-epochs N]
+            [--warmup | --no-warmup] [--warmup-tasks N] [--warmup-epochs N] [--mode sync|async]
       Train the built-in policy on the bundled sites: starts nats-server (unless NATS_URL is set),
       sites, learner, judge and actors as separate processes, and prints progress per round.
       --warmup first clones the scripted solvers (N demonstration tasks per suite, behaviour
-      cloning), reports its held-out success, and starts RL from that policy.
+      cloning), reports its held-out success, and starts RL from that policy. --mode async keeps
+      every browser slot busy and updates as soon as enough groups are in (OWRL_MODE).
   owrl status [--learner HOST:PORT] [--json]
       Print the run state of a learner over gRPC (default: the latest demo run, else 127.0.0.1:50051).
   owrl watch [--learner HOST:PORT] [--json] [--since VERSION] [--count N]
@@ -93,8 +94,10 @@ async function main(argv: string[]): Promise<number> {
           'no-warmup': { type: 'boolean' },
           'warmup-tasks': { type: 'string' },
           'warmup-epochs': { type: 'string' },
+          mode: { type: 'string' },
         },
       });
+      if (values.mode !== undefined && values.mode !== 'sync' && values.mode !== 'async') throw new UsageError(`--mode must be sync or async, got ${JSON.stringify(values.mode)}`);
       const rounds = int('rounds', values.rounds ?? process.env['OWRL_DEMO_ROUNDS'], 20);
       await runDemo(
         {
@@ -114,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
           warmup: values['no-warmup'] ? false : (values.warmup ?? DEMO_WARMUP),
           warmupTasks: int('warmup-tasks', values['warmup-tasks'], 8),
           warmupEpochs: int('warmup-epochs', values['warmup-epochs'], 30),
+          mode: values.mode ?? process.env['OWRL_MODE'] ?? 'sync',
         },
         (line) => process.stdout.write(line + '\n'),
       );

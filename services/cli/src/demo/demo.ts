@@ -34,6 +34,8 @@ export interface DemoOptions {
   /** Warm-up demonstration tasks per suite. */
   warmupTasks: number;
   warmupEpochs: number;
+  /** The learner's mode (OWRL_MODE): sync or async. */
+  mode: string;
 }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../..');
@@ -137,6 +139,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
       OWRL_ARTIFACT_PORT: String(artifactPort),
       OWRL_DATA_DIR: path.join(runDir, 'learner'),
       OWRL_CONTROL_TOKEN: controlToken,
+      OWRL_MODE: o.mode,
       ...(o.warmup ? { OWRL_INIT_POLICY: initPolicy } : {}),
     });
     procs.start('judge', serviceMain('judge'), { ...common });
