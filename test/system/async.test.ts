@@ -74,6 +74,13 @@ void test('async mode: continuous dispatch, carried-over groups survive a learne
     );
     // None used twice: each trainable result is an episode of exactly one finished round.
     assert.equal(BigInt(s.rounds.reduce((a, r) => a + r.episodes, 0)), c.trainable, 'trainable results = episodes of the finished rounds');
+    // Each group's fate counted once, also for groups decided again after the restart.
+    assert.equal(c.groupsKept, BigInt(s.rounds.reduce((a, r) => a + r.groupsKept, 0)), 'kept groups counted once');
+    assert.equal(
+      c.groupsDroppedAllZero + c.groupsDroppedAllOne,
+      BigInt(s.rounds.reduce((a, r) => a + r.groupsDroppedAllZero + r.groupsDroppedAllOne, 0)),
+      'dropped groups counted once',
+    );
     // Staleness: every trained trajectory within the bound, counted in the run state and per round.
     const st = s.staleness!;
     assert.equal(st.maxStaleness, MAX_STALENESS);

@@ -23,7 +23,7 @@ usage:
   owrl demo [--rounds N] [--actors N] [--slots N] [--groups N] [--group-size N]
             [--curriculum rounds:steps,...] [--tasks N] [--difficulties 1,2,3] [--suites a,b]
             [--run-id ID] [--out DIR] [--json FILE] [--timeout S]
-            [--warmup | --no-warmup] [--warmup-tasks N] [--warmup-epochs N]
+            [--warmup | --no-warmup] [--warmup-tasks N] [--warmup-epochs N] [--mode sync|async]
             [--policy pointer|openai] [--base-url URL] [--model NAME] [--engine vllm|sglang|openai]
             [--trainer HOST:PORT]
       Train the built-in policy on the bundled sites: starts nats-server (unless NATS_URL is set),
@@ -33,7 +33,8 @@ usage:
       --policy openai runs a model behind an OpenAI-compatible endpoint instead (--base-url, e.g.
       http://vllm:8000/v1, --model, the served name; OWRL_POLICY_API_KEY from the environment),
       trained by the owrl.v1.Trainer at --trainer (needed with openai; docs/trainer.md); the
-      actors make the engine load each new version (vLLM/SGLang LoRA adapters).
+      actors make the engine load each new version (vLLM/SGLang LoRA adapters). --mode async keeps
+      every browser slot busy and updates as soon as enough groups are in (OWRL_MODE).
   owrl status [--learner HOST:PORT] [--json]
       Print the run state of a learner over gRPC (default: the latest demo run, else 127.0.0.1:50051).
   owrl watch [--learner HOST:PORT] [--json] [--since VERSION] [--count N]
@@ -104,8 +105,10 @@ async function main(argv: string[]): Promise<number> {
           model: { type: 'string' },
           engine: { type: 'string' },
           trainer: { type: 'string' },
+          mode: { type: 'string' },
         },
       });
+      if (values.mode !== undefined && values.mode !== 'sync' && values.mode !== 'async') throw new UsageError(`--mode must be sync or async, got ${JSON.stringify(values.mode)}`);
       const policy = values.policy ?? 'pointer';
       if (policy !== 'pointer' && policy !== 'openai') throw new UsageError(`--policy must be pointer or openai, not ${JSON.stringify(policy)}`);
       const engine = values.engine ?? 'vllm';
@@ -133,6 +136,7 @@ async function main(argv: string[]): Promise<number> {
         model: values.model ?? '',
         engine,
         trainer: values.trainer ?? '',
+        mode: values.mode ?? process.env['OWRL_MODE'] ?? 'sync',
       };
       try {
         checkDemoPolicy(demo);

@@ -71,7 +71,7 @@ export interface RoundFile {
   terminations: Record<string, string>;
   excluded: Record<string, string>;
   /** The round's own breakdowns (RoundStats). */
-  round?: { terminations?: Record<string, number>; excluded?: Record<string, number> };
+  round?: { terminations?: Record<string, number>; excluded?: Record<string, number>; decided?: string[] };
 }
 
 interface Manifest {

@@ -14,6 +14,8 @@ export class RoundStats {
   readonly terminations: Record<string, number> = {};
   /** Exclusion causes of the round's results. */
   readonly excluded: Record<string, number> = {};
+  /** Groups whose fate was counted (`round/group`): a group decided again after a restart is counted once. */
+  private readonly decided = new Set<string>();
 
   constructor(
     private readonly store: RunStateStore,
@@ -90,6 +92,9 @@ export class RoundStats {
 
   /** A complete group's fate (decided once by the ledger). */
   groupDecided(g: GroupState): void {
+    const key = `${g.round}/${g.group}`;
+    if (this.decided.has(key)) return;
+    this.decided.add(key);
     const c = this.c;
     if (g.fate === 'kept') c.groupsKept += 1n;
     else if (g.fate === 'dropped_all_zero') c.groupsDroppedAllZero += 1n;
@@ -98,12 +103,13 @@ export class RoundStats {
     this.metrics.groups.inc({ fate: g.fate });
   }
 
-  toJSON(): { terminations: Record<string, number>; excluded: Record<string, number> } {
-    return { terminations: { ...this.terminations }, excluded: { ...this.excluded } };
+  toJSON(): { terminations: Record<string, number>; excluded: Record<string, number>; decided: string[] } {
+    return { terminations: { ...this.terminations }, excluded: { ...this.excluded }, decided: [...this.decided] };
   }
 
-  restore(j: { terminations?: Record<string, number>; excluded?: Record<string, number> }): void {
+  restore(j: { terminations?: Record<string, number>; excluded?: Record<string, number>; decided?: string[] }): void {
     Object.assign(this.terminations, j.terminations ?? {});
     Object.assign(this.excluded, j.excluded ?? {});
+    for (const k of j.decided ?? []) this.decided.add(k);
   }
 }

@@ -44,6 +44,8 @@ export interface DemoOptions {
   engine: 'vllm' | 'sglang' | 'openai';
   /** host:port of an owrl.v1.Trainer every update goes to; '' = the built-in trainer in the learner. */
   trainer: string;
+  /** The learner's mode (OWRL_MODE): sync or async. */
+  mode: string;
 }
 
 /** The settings of a demo that are checked before anything starts. @throws Error naming the option. */
@@ -161,6 +163,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
       OWRL_ARTIFACT_PORT: String(artifactPort),
       OWRL_DATA_DIR: path.join(runDir, 'learner'),
       OWRL_CONTROL_TOKEN: controlToken,
+      OWRL_MODE: o.mode,
       ...(o.warmup ? { OWRL_INIT_POLICY: initPolicy } : {}),
       ...(o.trainer ? { OWRL_TRAINER: o.trainer } : {}),
     });
