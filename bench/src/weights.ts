@@ -48,14 +48,15 @@ async function serveArtifacts(): Promise<{ put(name: string, bytes: Uint8Array):
   };
 }
 
-/** Swap times (pino `time`, ms since the epoch) by policy version, read from an actor's log. */
+/** Swap times (ms since the epoch, from pino's `time`: epoch ms or an ISO string) by policy version, read from an actor's log. */
 function swapsOf(logFile: string): Map<number, number> {
   const out = new Map<number, number>();
   for (const line of fs.readFileSync(logFile, 'utf8').split('\n')) {
     if (!line.includes('policy swapped')) continue;
     try {
-      const j = JSON.parse(line) as { msg?: string; time?: number; policyVersion?: number };
-      if (j.msg === 'policy swapped' && typeof j.time === 'number' && typeof j.policyVersion === 'number') out.set(j.policyVersion, j.time);
+      const j = JSON.parse(line) as { msg?: string; time?: number | string; policyVersion?: number };
+      const at = typeof j.time === 'string' ? Date.parse(j.time) : j.time;
+      if (j.msg === 'policy swapped' && typeof at === 'number' && Number.isFinite(at) && typeof j.policyVersion === 'number') out.set(j.policyVersion, at);
     } catch {
       // a line still being written
     }

@@ -98,13 +98,14 @@ export class RunControl implements LearnerControl {
     for (const ledger of this.history) {
       for (const g of ledger.groups.values()) for (const s of g.samples) if (s.scored?.trajectoryId === id) return s.scored;
     }
-    let round: number;
+    let key;
     try {
-      round = parseTrajectoryId(id).round;
+      key = parseTrajectoryId(id);
     } catch {
       return undefined;
     }
-    if (round < this.releasedBelow) throw this.released(round, `trajectory ${JSON.stringify(id)} (round ${round})`);
+    const round = key.round;
+    if (key.runId === this.store.mutable.runId && round < this.releasedBelow) throw this.released(round, `trajectory ${JSON.stringify(id)} (round ${round})`);
     return undefined;
   }
 

@@ -237,10 +237,13 @@ void test('ledgers past OWRL_KEEP_ROUNDS are released: ListGroups and GetTraject
       call('listGroups', make(ListGroupsRequestSchema, { round: 9n })),
       (e: grpc.ServiceError) => e.code === grpc.status.NOT_FOUND && /latest round is 5/.test(e.details),
     );
-    await assert.rejects(
-      call('getTrajectory', make(GetTrajectoryRequestSchema, { trajectoryId: 'run-k/4/7/0/0@1' })),
-      (e: grpc.ServiceError) => e.code === grpc.status.NOT_FOUND && /unknown id/.test(e.details),
-    );
+    for (const unknown of ['run-k/4/7/0/0@1', 'other-run/0/0/0/0@1']) {
+      await assert.rejects(
+        call('getTrajectory', make(GetTrajectoryRequestSchema, { trajectoryId: unknown })),
+        (e: grpc.ServiceError) => e.code === grpc.status.NOT_FOUND && /unknown id/.test(e.details),
+        unknown,
+      );
+    }
   } finally {
     (c as unknown as grpc.Client).close();
     await server.close();
