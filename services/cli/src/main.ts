@@ -1,4 +1,4 @@
-// owrl command line: demo, status, watch, pause/resume, groups, trajectory, tasks, blacklist, judge.
+// owrl command line: demo, status, watch, pause/resume, groups, trajectory, tasks, blacklist, judge, sft, eval.
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import { runRunCommand } from './run-cmd.js';
 import { runTasksCommand } from './tasks-cmd.js';
 import { runJudgeCommand } from './judge-cmd.js';
 import { runSftCommand } from './sft-cmd.js';
+import { runEvalCommand } from './eval/eval-cmd.js';
 import { UsageError } from './usage.js';
 
 /** The demo trains on a mix of the bundled sites. */
@@ -49,6 +50,9 @@ usage:
   owrl sft export [--from solvers|runs] [--out FILE] [--images data-url|files|none] [filters...]
       Write successful trajectories (scripted solvers of the bundled sites, or scored runs) as
       chat-format JSONL in OpenWebRL's agent format for an external SFT trainer (owrl sft help).
+  owrl eval --tasks FILE [--policy FILE.onnx|uniform|openai] [--k N] [--out DIR] [--json FILE] [...]
+      Run a policy over a task file without training (actors and judge, no learner): pass@1 and
+      pass@k by suite, family and difficulty, terminations, exclusions; resumes when rerun (owrl eval --help).
   owrl help
 `;
 
@@ -155,6 +159,8 @@ async function main(argv: string[]): Promise<number> {
       return await runJudgeCommand(rest);
     case 'sft':
       return await runSftCommand(rest);
+    case 'eval':
+      return await runEvalCommand(rest);
     case undefined:
     case 'help':
     case '--help':
