@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatTaskFile, generateSuiteTasks } from '@owrl/tasks';
-import { freePort, waitUntil } from '@owrl/testkit';
+import { freePort, startChatServer, waitUntil } from '@owrl/testkit';
 import type { EvalReport } from '../src/eval/eval-report.js';
 import type { EvalRecord } from '../src/eval/eval-results.js';
 
@@ -46,9 +46,9 @@ after(() => {
 
 const args = (out: string, json: string) => ['eval', '--tasks', tasksFile, '--k', String(K), '--max-steps', '3', '--slots', '2', '--out', out, '--json', json, '--timeout', '900'];
 
-function owrl(a: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function owrl(a: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...a], { timeout: 900_000, env: env(), maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...a], { timeout: 900_000, env: { ...env(), ...extraEnv }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
     });
   });
@@ -152,4 +152,41 @@ void test('owrl eval names a bad flag, a missing task file and a policy that is 
   assert.equal(badPolicy.code, 2);
   assert.match(badPolicy.stderr, /--policy ".*tasks\.jsonl" is not an owrl pointer policy artifact/);
   assert.ok(!fs.existsSync(path.join(dir, 'bad')), 'nothing written for a refused eval');
+});
+
+void test('owrl eval --policy openai: the actors ask the model behind OWRL_POLICY_BASE_URL, the judge scores its answers', { timeout: 900_000 }, async () => {
+  const baseUrl = `http://127.0.0.1:${await freePort()}`;
+  const tasks = generateSuiteTasks('mail', { seed: 5, n: 3, baseUrl, families: ['inbox_date', 'inbox_sender', 'message_code'] });
+  assert.equal(tasks.length, 3);
+  const accepted = tasks.map((t) => (t.verifier?.kind.case === 'answer' ? (t.verifier.kind.value.accepted[0] ?? '') : ''));
+  assert.ok(accepted.every((a) => a !== ''), 'answer tasks');
+  const file = path.join(dir, 'openai-tasks.jsonl');
+  fs.writeFileSync(file, formatTaskFile(tasks));
+  // The stand-in model answers the first two tasks right and the third wrong, each in one step.
+  const chat = await startChatServer({
+    fallback: (req) => {
+      const body = JSON.stringify(req.body);
+      const i = tasks.findIndex((t) => body.includes(JSON.stringify(t.instruction).slice(1, -1)));
+      return { toolCalls: [{ name: 'done', arguments: { response: i >= 0 && i < 2 ? accepted[i] : 'no idea' } }] };
+    },
+  });
+  try {
+    const json = path.join(dir, 'openai.json');
+    const r = await owrl(['eval', '--tasks', file, '--policy', 'openai', '--max-steps', '2', '--out', path.join(dir, 'openai'), '--json', json], {
+      OWRL_POLICY_BASE_URL: chat.url,
+      OWRL_POLICY_MODEL: 'base-model',
+    });
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    const report = JSON.parse(fs.readFileSync(json, 'utf8')) as EvalReport;
+    assert.match(report.policy, /^openai:base-model@http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    assert.equal(report.summary.overall.samples, 3);
+    assert.equal(report.summary.overall.successes, 2);
+    assert.deepEqual(report.summary.terminations, { COMPLETED: 3 });
+    assert.ok(chat.requests.length >= 3 && chat.requests.every((q) => q.model === 'base-model'));
+  } finally {
+    await chat.close();
+  }
+  const missing = await owrl(['eval', '--tasks', file, '--policy', 'openai'], { OWRL_POLICY_BASE_URL: '' });
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /--policy openai: OWRL_POLICY_BASE_URL is not set/);
 });
