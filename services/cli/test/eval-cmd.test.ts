@@ -121,7 +121,8 @@ void test('owrl eval runs a task file through actors and judge, resumes after an
   assert.equal(Object.values(s.terminations).reduce((a, b) => a + b, 0), all.length);
   for (const r of valid) {
     assert.ok(['COMPLETED', 'STEP_BUDGET_EXHAUSTED'].includes(r.termination), `termination ${r.termination}`);
-    assert.equal(r.verdict_source, 'verifier', 'bundled tasks are judged by their verifiers');
+    // done() → the task's verifier decides; the step budget ran out → the rule filter's 0
+    assert.equal(r.verdict_source, r.termination === 'COMPLETED' ? 'verifier' : 'rule', `${r.trajectory_id} ${r.termination}`);
     assert.ok(r.steps >= 1 && r.steps <= 3);
   }
   assert.ok(s.overall.pass_at[String(K)] !== undefined || s.overall.scored_tasks === 0);
