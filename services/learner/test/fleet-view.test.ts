@@ -89,10 +89,10 @@ void test('started view follows the registry on its own and stops cleanly', asyn
   await view.start();
   try {
     await registry.heartbeat('actor-live', hb(9));
-    const a = await waitUntil('actor-live in the run state', () => store.get().actors.find((x) => x.actorId === 'actor-live'), { timeoutMs: 5000 });
+    const a = await waitUntil('actor-live in the run state', () => store.get().actors.find((x) => x.actorId === 'actor-live'), { timeoutMs: 30_000 });
     assert.equal(a.policyVersion, 9n);
     await registry.remove('actor-live');
-    await waitUntil('actor-live gone', () => (store.get().actors.some((x) => x.actorId === 'actor-live') ? undefined : true), { timeoutMs: 5000 });
+    await waitUntil('actor-live gone', () => (store.get().actors.some((x) => x.actorId === 'actor-live') ? undefined : true), { timeoutMs: 30_000 });
   } finally {
     await view.stop();
   }
