@@ -36,7 +36,7 @@ void test('a short training run across processes advances the policy and loses n
   const runId = `e2e-${process.pid}`;
   const child = spawn(
     process.execPath,
-    [OWRL, 'demo', '--rounds', '4', '--groups', '4', '--group-size', '5', '--actors', '2', '--slots', '3', '--curriculum', '4:4', '--difficulties', '1,2', '--run-id', runId, '--out', out, '--json', jsonFile, '--timeout', '600'],
+    [OWRL, 'demo', '--no-warmup', '--rounds', '4', '--groups', '4', '--group-size', '5', '--actors', '2', '--slots', '3', '--curriculum', '4:4', '--difficulties', '1,2', '--run-id', runId, '--out', out, '--json', jsonFile, '--timeout', '600'],
     { env: { ...process.env, NATS_URL: nats.url, OWRL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stdout = '';

@@ -1,4 +1,4 @@
-// owrl command line: demo, status, watch, pause/resume, groups, trajectory, tasks, blacklist, judge.
+// owrl command line: demo, status, watch, pause/resume, groups, trajectory, tasks, blacklist, judge, sft, eval.
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,12 +10,17 @@ import { runRunCommand } from './run-cmd.js';
 import { runTasksCommand } from './tasks-cmd.js';
 import { runJudgeCommand } from './judge-cmd.js';
 import { runSftCommand } from './sft-cmd.js';
+import { runEvalCommand } from './eval/eval-cmd.js';
 import { UsageError } from './usage.js';
 
 /** The demo trains on a mix of the bundled sites. */
 const DEMO_SUITES = 'shop,travel,wiki,mail';
-/** Whether the demo warms the policy up on the scripted solvers before RL (bench warmup decides). */
-const DEMO_WARMUP = false;
+/**
+ * Whether the demo warms the policy up on the scripted solvers before RL: `npm run bench -- warmup`
+ * (2026-11-30) measured 68.1 % success over the last three rounds with warm-up against 1.4 % from
+ * the uniform policy under the same RL budget, so the demo warms up unless --no-warmup.
+ */
+const DEMO_WARMUP = true;
 
 const HELP = `owrl — online RL for web agents
 
@@ -28,8 +33,9 @@ usage:
             [--trainer HOST:PORT]
       Train the built-in policy on the bundled sites: starts nats-server (unless NATS_URL is set),
       sites, learner, judge and actors as separate processes, and prints progress per round.
-      --warmup first clones the scripted solvers (N demonstration tasks per suite, behaviour
-      cloning), reports its held-out success, and starts RL from that policy.
+      With the pointer policy it first clones the scripted solvers by default (--no-warmup: off;
+      N demonstration tasks per suite, behaviour cloning), reports its held-out success, and
+      starts RL from that policy.
       --policy openai runs a model behind an OpenAI-compatible endpoint instead (--base-url, e.g.
       http://vllm:8000/v1, --model, the served name; OWRL_POLICY_API_KEY from the environment),
       trained by the owrl.v1.Trainer at --trainer (needed with openai; docs/trainer.md); the
@@ -56,6 +62,9 @@ usage:
   owrl sft export [--from solvers|runs] [--out FILE] [--images data-url|files|none] [filters...]
       Write successful trajectories (scripted solvers of the bundled sites, or scored runs) as
       chat-format JSONL in OpenWebRL's agent format for an external SFT trainer (owrl sft help).
+  owrl eval --tasks FILE [--policy FILE.onnx|uniform|openai] [--k N] [--out DIR] [--json FILE] [...]
+      Run a policy over a task file without training (actors and judge, no learner): pass@1 and
+      pass@k by suite, family and difficulty, terminations, exclusions; resumes when rerun (owrl eval --help).
   owrl help
 `;
 
@@ -128,7 +137,7 @@ async function main(argv: string[]): Promise<number> {
         outDir: values.out ?? path.resolve('runs'),
         jsonOut: values.json ?? '',
         timeoutS: int('timeout', values.timeout, 1800),
-        warmup: values['no-warmup'] ? false : (values.warmup ?? DEMO_WARMUP),
+        warmup: values['no-warmup'] ? false : (values.warmup ?? (policy === 'pointer' && DEMO_WARMUP)),
         warmupTasks: int('warmup-tasks', values['warmup-tasks'], 8),
         warmupEpochs: int('warmup-epochs', values['warmup-epochs'], 30),
         policy,
@@ -182,6 +191,8 @@ async function main(argv: string[]): Promise<number> {
       return await runJudgeCommand(rest);
     case 'sft':
       return await runSftCommand(rest);
+    case 'eval':
+      return await runEvalCommand(rest);
     case undefined:
     case 'help':
     case '--help':

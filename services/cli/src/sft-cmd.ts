@@ -8,7 +8,7 @@ import { fetchSuiteTasks, recordDemonstration, sftRecords, SOLVER_SUITES, type I
 import type { Task } from '@owrl/proto';
 import { exportRunRecords } from './sft-runs.js';
 import { natsSettings } from './nats-option.js';
-import { useSites } from './sites-process.js';
+import { useSites } from './stack.js';
 import { keepTask, SftWriter, type ExportSummary, type SftFilters } from './sft-writer.js';
 import { UsageError } from './usage.js';
 

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Task } from '@owrl/proto';
 import { mailPlan as planFor } from '@owrl/demos';
-import { generateMailTasks, MAIL_FAMILIES } from '@owrl/tasks';
+import { buildMailData, generateMailTasks, MAIL_FAMILIES } from '@owrl/tasks';
 import { assertClean, finish, inPairs, link, siteState, useSolverHarness } from './solver-harness.js';
 
 const SEED = 6;
@@ -40,4 +40,16 @@ void test('a wrong message archived, or a page left elsewhere, is rejected', asy
   assertClean(open, r2);
   assert.equal(r2.pageEval.evaluated, true, r2.pageEval.error);
   assert.equal(r2.pageEval.truthy, false, 'another message is open');
+});
+
+void test('the sender and date of every recent inbox row are read, unread rows ("Unread, From: …") included', async () => {
+  const data = buildMailData(SEED);
+  const tasks = ['inbox_sender', 'inbox_date'].flatMap((f) => {
+    // every recent row whose subject names one message (the families' targets)
+    const n = data.messages.filter((m) => m.recent && !data.messages.some((x) => x.id !== m.id && x.folder !== 'trash' && x.subject.toLowerCase() === m.subject.toLowerCase())).length;
+    return generateMailTasks({ seed: 1, n, baseUrl: h.srv.url, dataSeed: SEED, families: [f] });
+  });
+  const unread = tasks.filter((t) => data.byId.get(t.metadata['message'] ?? '')?.unread === true);
+  assert.ok(unread.some((t) => t.family === 'inbox_sender'), 'some targets are unread rows');
+  await inPairs(tasks, (task) => h.assertSolved(task, planFor(task), '7'));
 });

@@ -4,9 +4,12 @@ import type { PlanCall, PlanStep, PolicyInput } from '@owrl/browser-env';
 import type { Task } from '@owrl/proto';
 import { button, finish, link, meta, readText, write } from './common.js';
 
-/** The value of the first observed `Label: value` text whose container mentions `near`. */
+/**
+ * The value of the first observed `Label: value` text whose container mentions `near`. An unread
+ * row reads `Unread, From: <sender>` (a visually hidden prefix), so the label may follow `, `.
+ */
 function labelled(input: PolicyInput, label: string, near: string): string {
-  return readText(input, new RegExp(`^${label}: (.+)$`), near);
+  return readText(input, new RegExp(`(?:^|, )${label}: (.+)$`), near);
 }
 
 const search = (q: string): PlanCall[] => [write(q, 'Search mail', 'searchbox'), { press: ['Enter'] }];

@@ -7,14 +7,14 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { RunPhase, type RunState } from '@owrl/proto';
-import { freePort, startNatsServer, type NatsServer } from '@owrl/nats-server';
+import { freePort } from '@owrl/nats-server';
 import { LearnerClientHandle } from '../learner-client.js';
 import { formatRound, formatState } from '../format.js';
 import { ProcessGroup } from './processes.js';
 import { buildReport, writeReport, type RunReport } from './report.js';
 import { runWarmup } from './warmup.js';
+import { commonEnv, serviceMain, startActors, startBroker, startJudge, startSites, waitHttp, type Broker } from '../stack.js';
 
 export interface DemoOptions {
   rounds: number;
@@ -61,29 +61,12 @@ export function checkDemoPolicy(o: Pick<DemoOptions, 'policy' | 'baseUrl' | 'mod
   if (o.warmup) throw new Error('--warmup clones the scripted solvers into the pointer policy; it does not go with --policy openai');
 }
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../..');
-const serviceMain = (name: string) => path.join(ROOT, 'services', name, 'dist', 'src', 'main.js');
-
-async function waitHttp(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      if (r.ok) return;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 export async function runDemo(o: DemoOptions, out: (line: string) => void): Promise<RunReport> {
   checkDemoPolicy(o);
   const runDir = path.resolve(o.outDir, o.runId);
   fs.mkdirSync(runDir, { recursive: true });
   const procs = new ProcessGroup(path.join(runDir, 'logs'));
-  let nats: NatsServer | null = null;
+  let broker: Broker | null = null;
   let client: LearnerClientHandle | null = null;
   const t0 = Date.now();
   let crash: Error | null = null;
@@ -97,15 +80,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    let natsUrl = process.env['NATS_URL'] ?? '';
-    if (!natsUrl) {
-      nats = await startNatsServer({ maxPayload: 8 * 1024 * 1024, ...(process.env['NATS_SERVER_BIN'] ? { bin: process.env['NATS_SERVER_BIN'] } : {}) });
-      natsUrl = nats.url;
-      out(`started nats-server (${nats.version}) with JetStream at ${natsUrl}`);
-    } else {
-      out(`using NATS at ${natsUrl}`);
-    }
-    const sitesPort = await freePort();
+    broker = await startBroker(out);
     const grpcPort = await freePort();
     const artifactPort = await freePort();
     const consolePort = process.env['OWRL_CONSOLE_PORT'] ? Number(process.env['OWRL_CONSOLE_PORT']) : await freePort();
@@ -113,10 +88,8 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
     const controlToken = randomBytes(16).toString('hex');
     const tokenFile = path.join(runDir, 'control.token');
     fs.writeFileSync(tokenFile, `${controlToken}\n`, { mode: 0o600 });
-    const sitesUrl = `http://127.0.0.1:${sitesPort}`;
-    const common = { NATS_URL: natsUrl, OWRL_LOG_LEVEL: process.env['OWRL_LOG_LEVEL'] ?? 'info', OWRL_MAX_PAYLOAD: String(8 * 1024 * 1024) };
-
-    procs.start('sites', serviceMain('sites'), { ...common, OWRL_SITES_PORT: String(sitesPort), OWRL_SITES_HOST: '127.0.0.1' });
+    const common = commonEnv(broker.url);
+    const { url: sitesUrl, host: sitesHost } = await startSites(procs, common);
     await waitHttp(`${sitesUrl}/__owrl/health`, 30_000);
     out(`sites up at ${sitesUrl}/ (${o.suites})`);
 
@@ -126,7 +99,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
       const firstSteps = Number(/^\s*\d+\s*:\s*(\d+)/.exec(o.curriculum)?.[1] ?? 6);
       warmup = await runWarmup(
         sitesUrl,
-        `127.0.0.1:${sitesPort}`,
+        sitesHost,
         initPolicy,
         {
           tasksPerSuite: o.warmupTasks,
@@ -167,16 +140,13 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
       ...(o.warmup ? { OWRL_INIT_POLICY: initPolicy } : {}),
       ...(o.trainer ? { OWRL_TRAINER: o.trainer } : {}),
     });
-    procs.start('judge', serviceMain('judge'), { ...common });
-    for (let i = 0; i < o.actors; i++) {
-      procs.start(`actor-${i + 1}`, serviceMain('actor'), {
-        ...common,
-        OWRL_ACTOR_ID: `actor-${i + 1}`,
-        OWRL_SLOTS: String(o.slots),
-        OWRL_ALLOW_HOSTS: `127.0.0.1:${sitesPort}`,
-        ...(o.policy === 'openai' ? { OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: o.baseUrl, OWRL_POLICY_MODEL: o.model, OWRL_POLICY_ENGINE: o.engine } : {}),
-      });
-    }
+    startJudge(procs, common);
+    startActors(procs, common, {
+      actors: o.actors,
+      slots: o.slots,
+      allowHosts: [sitesHost],
+      ...(o.policy === 'openai' ? { env: { OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: o.baseUrl, OWRL_POLICY_MODEL: o.model, OWRL_POLICY_ENGINE: o.engine } } : {}),
+    });
     procs.start('console', serviceMain('console'), {
       ...common,
       OWRL_LEARNER: `127.0.0.1:${grpcPort}`,
@@ -232,7 +202,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
   } finally {
     client?.close();
     await procs.stopAll();
-    await nats?.dispose();
+    await broker?.dispose();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
