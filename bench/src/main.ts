@@ -1,15 +1,21 @@
 // Benchmarks: `npm run bench -- <name>`. Each prints progress to stderr and, as its last line on
 // stdout, one JSON object of figures.
+import { asyncBench } from './async.js';
 import { judgeBench } from './judge.js';
 import { envBench } from './env.js';
 import { learningBench } from './learning.js';
+import { llmLoopBench } from './llm-loop.js';
 import { warmupBench } from './warmup.js';
+import { weightsBench } from './weights.js';
 
 const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   learning: learningBench,
+  async: asyncBench,
   env: envBench,
   judge: judgeBench,
   warmup: warmupBench,
+  weights: weightsBench,
+  'llm-loop': llmLoopBench,
 };
 
 async function main(): Promise<void> {

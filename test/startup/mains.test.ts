@@ -52,6 +52,12 @@ const CASES: Array<{ service: string; env: Record<string, string>; variable: str
   { service: 'learner', env: { OWRL_ROUNDS: '0' }, variable: 'OWRL_ROUNDS', message: 'OWRL_ROUNDS="0" is not an integer >= 1' },
   { service: 'console', env: { OWRL_CONSOLE_PORT: 'x' }, variable: 'OWRL_CONSOLE_PORT', message: 'OWRL_CONSOLE_PORT="x" is not an integer >= 0' },
   { service: 'learner', env: { OWRL_RUN_ID: 'a.b' }, variable: 'OWRL_RUN_ID', message: 'OWRL_RUN_ID="a.b" must be 1-64 letters, digits, \'_\' or \'-\' (it is a NATS subject token)' },
+  {
+    service: 'learner',
+    env: { OWRL_TRAINER: 'gpu-box' },
+    variable: 'OWRL_TRAINER',
+    message: 'OWRL_TRAINER="gpu-box" must be inprocess or the host:port of an owrl.v1.Trainer (e.g. trainer:50070)',
+  },
   { service: 'learner', env: { OWRL_GRPC_PORT: '70000' }, variable: 'OWRL_GRPC_PORT', message: 'OWRL_GRPC_PORT=70000 is not a TCP port (0-65535)' },
   {
     service: 'learner',

@@ -64,6 +64,7 @@ export const TERMINATION_REASONS = {
   bad_url: { classes: INIT, fault: 'task', description: 'the start URL is malformed or has a scheme that is not allowed' },
   blocked_url: { classes: INIT, fault: 'task', description: 'the start URL resolves to a private address that is not allowed' },
   host_blacklisted: { classes: INIT, fault: 'skip', description: 'not run: the host is blacklisted (KV owrl_blacklist)' },
+  policy_behind: { classes: INIT, fault: 'skip', description: 'not run, handed back: the actor could not load the policy version the request requires in time' },
   // the site
   bot_wall: { classes: NET, fault: 'site', description: 'a captcha or interstitial walled the agent' },
   dns: { classes: NET, fault: 'site', description: 'the host name does not resolve' },
@@ -139,6 +140,9 @@ export type HttpStatusReason = (typeof HTTP_STATUS_REASONS)[number];
  * owrl_blacklist); it never counts toward the blacklist again.
  */
 export const REASON_HOST_BLACKLISTED = 'host_blacklisted' satisfies TerminationReason;
+
+/** INIT_ERROR reason of a rollout an actor handed back unrun: the policy version it requires did not load in time. */
+export const REASON_POLICY_BEHIND = 'policy_behind' satisfies TerminationReason;
 
 export function isTerminationReason(s: string): s is TerminationReason {
   return Object.hasOwn(TERMINATION_REASONS, s);

@@ -20,6 +20,7 @@ export {
 export {
   DEFAULT_TRUST_KL,
   GrpoTrainer,
+  epochStatMessage,
   type EpochStats,
   type GroupLike,
   type GrpoTrainerOptions,

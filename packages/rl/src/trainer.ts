@@ -6,6 +6,7 @@
 // halved (backtracking line search) until it fits, so that no epoch overshoots into the clip.
 import { DEFAULTS } from '@owrl/core';
 import { SparseGradient, type PointerModel } from '@owrl/policy';
+import { EpochStatSchema, make, type EpochStat } from '@owrl/proto';
 import { type Adam } from './adam.js';
 import { groupAdvantages, groupFate, type GroupFate } from './advantages.js';
 import { RlError, RlErrorCode } from './errors.js';
@@ -63,6 +64,20 @@ export interface EpochStats {
   /** Backtracking halvings made in this epoch (all minibatches). */
   backtracks: number;
   actions: number;
+}
+
+/** An epoch's health as the wire message (run state, trainer answers); the trust-region fields stay behind. */
+export function epochStatMessage(e: EpochStats): EpochStat {
+  return make(EpochStatSchema, {
+    epoch: e.epoch,
+    loss: e.loss,
+    clipFraction: e.clipFraction,
+    approxKl: e.approxKl,
+    gradNorm: e.gradNorm,
+    meanRatio: e.meanRatio,
+    learningRate: e.learningRate,
+    actions: BigInt(e.actions),
+  });
 }
 
 export interface UpdateStats {
@@ -135,6 +150,15 @@ export class GrpoTrainer {
     const { samples, fates, trajectories } = this.samples(groups);
     const all = groups.flatMap((g) => g.rewards);
     const meanReward = all.length ? all.reduce((a, b) => a + b, 0) / all.length : 0;
+    const { actions, epochs } = this.updateSamples(samples);
+    return { groups: groups.length, fates, trajectories, actions, meanReward, updated: actions > 0, epochs };
+  }
+
+  /**
+   * The PPO epochs over samples whose advantages are already decided (one array of steps per
+   * trajectory, e.g. from the trainer contract's TrainSample.advantage).
+   */
+  updateSamples(samples: readonly (readonly GrpoSample[])[]): { actions: number; epochs: EpochStats[] } {
     // Trajectories are dealt round-robin into minibatches so every chunk mixes groups.
     const chunks: GrpoSample[][] = Array.from({ length: this.minibatches }, () => []);
     samples.forEach((s, i) => chunks[i % this.minibatches]?.push(...s));
@@ -179,7 +203,7 @@ export class GrpoTrainer {
       }
       this.grad.clear();
     }
-    return { groups: groups.length, fates, trajectories, actions, meanReward, updated: actions > 0, epochs };
+    return { actions, epochs };
   }
 
   /**

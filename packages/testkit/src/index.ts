@@ -46,3 +46,4 @@ export {
   type OracleRow,
   type OracleSort,
 } from './shop-oracle.js';
+export { startLlmLoop, LLM_LOOP_BASE_MODEL, type LlmLoop, type LlmLoopOptions } from './llm-loop.js';

@@ -3,7 +3,7 @@
 // state that must survive it: a crash leaves the request un-acked, and JetStream redelivers it.
 // A request whose host is blacklisted is answered with INIT_ERROR `host_blacklisted`, unrun.
 import type { BrowserPool } from '@owrl/browser-env';
-import { hostOf, mulberry32, REASON_HOST_BLACKLISTED } from '@owrl/core';
+import { hostOf, mulberry32, REASON_HOST_BLACKLISTED, REASON_POLICY_BEHIND } from '@owrl/core';
 import {
   DiagnosticsSchema,
   make,
@@ -148,6 +148,8 @@ export class Actor {
       const skipped = await this.skipIfBlacklisted(req, started, log);
       if (skipped) return { trajectory: skipped, policyVersion };
       await this.d.policies.waitFor(Number(req.minPolicyVersion), this.d.config.policyWaitMs);
+      // Never silently an older policy than the request requires: handed back, counted by the learner.
+      if (this.d.policies.behind(Number(req.minPolicyVersion)) && this.d.policies.version >= 0) return { trajectory: this.handBack(req, started, log), policyVersion };
       const held = this.d.policies.acquire();
       policyVersion = held.version;
       this.m.policyVersion.set(policyVersion);
@@ -291,6 +293,22 @@ export class Actor {
       actorId: this.d.config.actorId,
       policyVersion: BigInt(Math.max(0, this.d.policies.version)),
       termination: make(TerminationSchema, { class: TerminationClass.INIT_ERROR, reason: REASON_HOST_BLACKLISTED, message }),
+      diagnostics: make(DiagnosticsSchema, { wallMs: Date.now() - started }),
+      startedAtMs: BigInt(started),
+      finishedAtMs: BigInt(Date.now()),
+    });
+  }
+
+  /** The request answered unrun: the policy it requires did not load within OWRL_POLICY_WAIT_S. */
+  private handBack(req: RolloutRequest, started: number, log: Logger): Trajectory {
+    const message = `policy version ${req.minPolicyVersion} required; this actor still runs ${this.d.policies.version} after waiting ${this.d.config.policyWaitMs / 1000} s`;
+    log.warn({ policyVersion: this.d.policies.version, required: Number(req.minPolicyVersion) }, 'request handed back: the policy it requires is not loaded');
+    return make(TrajectorySchema, {
+      trajectoryId: req.trajectoryId,
+      request: req,
+      actorId: this.d.config.actorId,
+      policyVersion: BigInt(this.d.policies.version),
+      termination: make(TerminationSchema, { class: TerminationClass.INIT_ERROR, reason: REASON_POLICY_BEHIND, message }),
       diagnostics: make(DiagnosticsSchema, { wallMs: Date.now() - started }),
       startedAtMs: BigInt(started),
       finishedAtMs: BigInt(Date.now()),

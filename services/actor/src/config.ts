@@ -2,9 +2,10 @@
 // OWRL_METRICS_PORT settings are read by the startup path, @owrl/service). OWRL_POLICY picks the
 // policy backend: `pointer` (default, the built-in ONNX policy) or `openai` (a model behind an
 // OpenAI-compatible endpoint, configured by OWRL_POLICY_BASE_URL, OWRL_POLICY_MODEL and the other
-// OWRL_POLICY_* settings of @owrl/llm-policy, all checked here, before the actor starts).
+// OWRL_POLICY_* settings of @owrl/llm-policy, plus OWRL_POLICY_LOAD_WEIGHTS, all checked here,
+// before the actor starts).
 import os from 'node:os';
-import { envBool, envInt, envList, envOneOf, envString, type Env } from '@owrl/core';
+import { ConfigError, envBool, envInt, envList, envOneOf, envString, type Env } from '@owrl/core';
 import { openAIPolicyConfigFromEnv, type OpenAIPolicyConfig } from '@owrl/llm-policy';
 
 export const POLICY_BACKENDS = ['pointer', 'openai'] as const;
@@ -29,6 +30,21 @@ export interface ActorConfig {
   policy?: PolicyBackendName;
   /** The openai backend's settings (OWRL_POLICY=openai). */
   openai?: OpenAIPolicyConfig;
+  /**
+   * OWRL_POLICY_LOAD_WEIGHTS (default on with OWRL_POLICY_ENGINE vllm or sglang): the actor makes
+   * the serving engine load each published version before its requests name it.
+   */
+  loadWeights?: boolean;
+}
+
+function openaiSettings(env: Env): { openai: OpenAIPolicyConfig; loadWeights: boolean } {
+  const openai = openAIPolicyConfigFromEnv(env);
+  const canLoad = openai.engine === 'vllm' || openai.engine === 'sglang';
+  const loadWeights = envBool('OWRL_POLICY_LOAD_WEIGHTS', canLoad, env);
+  if (loadWeights && !canLoad) {
+    throw new ConfigError('OWRL_POLICY_LOAD_WEIGHTS', `OWRL_POLICY_LOAD_WEIGHTS is on but OWRL_POLICY_ENGINE=${openai.engine} has no weight-loading API owrl knows (vllm, sglang)`);
+  }
+  return { openai, loadWeights };
 }
 
 /** @throws ConfigError naming the variable. */
@@ -36,7 +52,7 @@ export function loadActorConfig(env: Env): ActorConfig {
   const policy = envOneOf('OWRL_POLICY', 'pointer', POLICY_BACKENDS, env);
   return {
     policy,
-    ...(policy === 'openai' ? { openai: openAIPolicyConfigFromEnv(env) } : {}),
+    ...(policy === 'openai' ? openaiSettings(env) : {}),
     actorId: envString('OWRL_ACTOR_ID', `${os.hostname()}-${process.pid}`, env),
     slots: envInt('OWRL_SLOTS', 4, env, 1),
     allowHosts: envList('OWRL_ALLOW_HOSTS', [], env),

@@ -1,6 +1,7 @@
 // Actor process: Chromium pool + policy holder + JetStream consumer, run through the startup path.
 import { BrowserPool } from '@owrl/browser-env';
 import { ensureTopology, ActorRegistry, ScreenshotStore, WeightsPointer } from '@owrl/bus';
+import { EngineWeightLoader } from '@owrl/llm-policy';
 import { runService } from '@owrl/service';
 import { Actor } from './actor.js';
 import { loadActorConfig } from './config.js';
@@ -17,8 +18,12 @@ runService({
   start: async ({ config, bus, logger, meter, topology }) => {
     await ensureTopology(bus, { logger, ...topology });
     const pool = new BrowserPool({ executablePath: config.chromiumPath, allowHosts: config.allowHosts, maxEpisodesPerBrowser: config.maxEpisodesPerBrowser, logger });
-    const backend = config.openai ? openaiBackend(config.openai, logger) : pointerBackend();
-    logger.info({ policy: config.policy, kinds: backend.kinds, ...(config.openai ? { baseUrl: config.openai.baseUrl, model: config.openai.model, engine: config.openai.engine } : {}) }, 'policy backend');
+    const loader =
+      config.openai && config.loadWeights && (config.openai.engine === 'vllm' || config.openai.engine === 'sglang')
+        ? new EngineWeightLoader({ engine: config.openai.engine, baseUrl: config.openai.baseUrl, ...(config.openai.apiKey ? { apiKey: config.openai.apiKey } : {}), logger })
+        : undefined;
+    const backend = config.openai ? openaiBackend(config.openai, logger, loader) : pointerBackend();
+    logger.info({ policy: config.policy, kinds: backend.kinds, ...(config.openai ? { baseUrl: config.openai.baseUrl, model: config.openai.model, engine: config.openai.engine, loadWeights: loader !== undefined } : {}) }, 'policy backend');
     const policies = new PolicyHolder(logger, backend);
     const closeBrowsers = async () => {
       await policies.close();

@@ -2,8 +2,12 @@
 // pointer model (artifact kind onnx-pointer, fetched and sha256-checked); `openai` runs a model
 // behind an OpenAI-compatible endpoint, one OpenAIPolicy per published version whose requests
 // name the version's served model (a LoRA adapter's serve_name; for full weights the serve_name
-// or the configured model). An artifact of any other kind is refused by the holder.
-import { defaultServeName, OpenAIPolicy, type OpenAIPolicyConfig } from '@owrl/llm-policy';
+// or the configured model). With a weight loader (vLLM or SGLang, OWRL_POLICY_LOAD_WEIGHTS) the
+// engine is made to load a version before the first request names it: the holder loads one
+// version at a time, so an actor loads each version once however many slots it runs. A version
+// without a uri is the model the endpoint serves as configured (the base, version 0): nothing to
+// load. An artifact of any other kind is refused by the holder.
+import { defaultServeName, OpenAIPolicy, type EngineWeightLoader, type OpenAIPolicyConfig } from '@owrl/llm-policy';
 import { OnnxPointerPolicy, POLICY_KIND, type Policy } from '@owrl/policy';
 import type { PolicyArtifact } from '@owrl/proto';
 import type { Logger } from '@owrl/telemetry';
@@ -31,10 +35,21 @@ export function servedModel(a: PolicyArtifact, configured: string): string {
   return a.serveName || configured;
 }
 
-export function openaiBackend(cfg: OpenAIPolicyConfig, logger: Logger): PolicyBackend {
+/**
+ * The openai backend. `loader`, when given, makes the serving engine load each version (a LoRA
+ * adapter or full weights) before an OpenAIPolicy names it; without one the engine is expected to
+ * have it already.
+ */
+export function openaiBackend(cfg: OpenAIPolicyConfig, logger: Logger, loader?: EngineWeightLoader): PolicyBackend {
   return {
     name: 'openai',
     kinds: ['lora-adapter', 'full-weights'],
-    load: (a) => Promise.resolve(new OpenAIPolicy({ ...cfg, model: servedModel(a, cfg.model), version: a.version, logger })),
+    load: async (a) => {
+      let model: string;
+      if (a.uri === '') model = a.serveName || cfg.model;
+      else if (loader) model = (await loader.loadVersion(a)).serveName || cfg.model;
+      else model = servedModel(a, cfg.model);
+      return new OpenAIPolicy({ ...cfg, model, version: a.version, logger });
+    },
   };
 }

@@ -33,6 +33,15 @@ export class PolicyHolder {
     return this.current?.version ?? -1;
   }
 
+  /**
+   * Whether the loaded policy is older than `minVersion` (none loaded counts as older), while no
+   * version at or past it was refused (a refusal fails the episode instead).
+   */
+  behind(minVersion: number): boolean {
+    if (this.refused !== null && this.refused.version >= minVersion) return false;
+    return this.version < minVersion;
+  }
+
   /** Called for each pointer value; loads are serialised and never go backwards. */
   offer(a: PolicyArtifact): void {
     this.loading = this.loading.then(async () => {

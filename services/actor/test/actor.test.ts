@@ -163,3 +163,41 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
     await pool.close();
   }
 });
+
+void test('a request whose policy version does not load in time is handed back unrun, with its reason', { timeout: 60_000 }, async () => {
+  const weights = await WeightsPointer.open(bus);
+  await weights.put(publishArtifact(2, 0));
+  const config: ActorConfig = {
+    actorId: 'actor-test-2',
+    slots: 1,
+    allowHosts: [new URL(siteUrl).host],
+    chromiumPath: '/usr/bin/chromium',
+    policyWaitMs: 300,
+    heartbeatMs: 5_000,
+    maxEpisodesPerBrowser: 50,
+    maxPayloadBytes: 8 * 1024 * 1024,
+    stepScreenshots: false,
+    publishRetryMs: 30_000,
+    publishBackoffMs: 200,
+  };
+  // No browser is started: a handed-back request never reaches one.
+  const pool = new BrowserPool({ allowHosts: config.allowHosts });
+  const policies = new PolicyHolder(silentLogger);
+  const registry = await ActorRegistry.open(bus);
+  const actor = new Actor({ config, bus, pool, policies, weights, registry, meter: new MemoryMeter(), logger: silentLogger });
+  try {
+    await actor.start();
+    await bus.publish(taskSubject('runc'), RolloutRequestSchema, request('runc', 0, 7), { msgId: 'runc/0/0/0/0' });
+    const [t] = await collectTrajectories(bus, 'runc', 1);
+    assert.equal(t?.termination?.reason, 'policy_behind');
+    assert.equal(terminationClassName(t?.termination?.class), 'INIT_ERROR');
+    assert.equal(t?.policyVersion, 2n, 'it names the version the actor had');
+    assert.equal(t?.steps.length, 0, 'nothing was run');
+    assert.match(t?.termination?.message ?? '', /version 7 required/);
+    assert.equal(await workQueueLeft(bus), 0);
+  } finally {
+    await actor.stop();
+    await policies.close();
+    await pool.close();
+  }
+});

@@ -2,10 +2,17 @@
 // checked at startup (a bad one names its variable); with openai, a published lora-adapter or
 // full-weights version becomes an OpenAIPolicy whose requests name that version's served model
 // against a model-server stand-in; a version of a kind the backend cannot run is refused and
-// episodes are refused with it instead of running the older policy.
+// episodes are refused with it instead of running the older policy. With a weight loader the
+// actor makes the engine load each version once, however many slots run it, before any request
+// names it; the base (no uri) is served as configured, nothing loaded.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, silentLogger } from '@owrl/core';
+import { EngineWeightLoader } from '@owrl/llm-policy';
 import { make, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
 import type { PolicyInput } from '@owrl/policy';
 import { startChatServer, type ChatServerDouble } from '@owrl/testkit';
@@ -113,5 +120,70 @@ void describe('actor policy backends', () => {
     await pointer.waitFor(1, 2000);
     assert.throws(() => pointer.acquire(), /OWRL_POLICY=pointer\) cannot run; it runs onnx-pointer/);
     await pointer.close();
+  });
+
+  void it('with a weight loader: each version is loaded once, before any of the slots names it; the base needs no load', async () => {
+    const eng = await startChatServer({ engine: 'vllm', baseModel: 'Qwen/Qwen3-VL-4B-Instruct', fallback: () => ({ content: '<tool_call>\n{"name": "done", "arguments": {"response": "ok"}}\n</tool_call>' }) });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-adapters-'));
+    const adapter = (v: number): PolicyArtifact => {
+      const d = path.join(dir, `v${v}`);
+      fs.mkdirSync(d, { recursive: true });
+      fs.writeFileSync(path.join(d, 'adapter_config.json'), '{"peft_type": "LORA", "r": 8}');
+      return make(PolicyArtifactSchema, { version: BigInt(v), uri: pathToFileURL(d).href, sha256: 'c'.repeat(64), kind: 'lora-adapter', serveName: `owrl-v${v}` });
+    };
+    try {
+      const cfg = loadActorConfig({ OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: eng.url, OWRL_POLICY_MODEL: 'Qwen/Qwen3-VL-4B-Instruct', OWRL_POLICY_RETRIES: '0' });
+      assert.equal(cfg.loadWeights, true, 'on by default with vLLM');
+      const loader = new EngineWeightLoader({ engine: 'vllm', baseUrl: eng.url, logger: silentLogger });
+      const holder = new PolicyHolder(silentLogger, openaiBackend(cfg.openai!, silentLogger, loader));
+      /** Four slots each run one decision with the current policy. */
+      const slots = async () =>
+        Promise.all(
+          [0, 1, 2, 3].map(async () => {
+            const h = holder.acquire();
+            try {
+              await h.policy.decide(input);
+              return h.version;
+            } finally {
+              h.release();
+            }
+          }),
+        );
+      holder.offer(make(PolicyArtifactSchema, { version: 0n, kind: 'lora-adapter' }));
+      await holder.waitFor(0, 2000);
+      assert.deepEqual(await slots(), [0, 0, 0, 0]);
+      assert.equal(eng.weightCalls.length, 0, 'the base is served as configured');
+      assert.deepEqual(new Set(eng.requests.map((r) => r.model)), new Set(['Qwen/Qwen3-VL-4B-Instruct']));
+      for (const v of [1, 2, 3, 4]) {
+        const a = adapter(v);
+        holder.offer(a);
+        holder.offer(a); // the pointer watch may deliver a value again
+        await holder.waitFor(v, 5000);
+        assert.deepEqual(await slots(), [v, v, v, v]);
+      }
+      const loads = eng.weightCalls.filter((c) => c.path === '/v1/load_lora_adapter');
+      assert.deepEqual(
+        loads.map((c) => [c.body['lora_name'], c.status]),
+        [1, 2, 3, 4].map((v) => [`owrl-v${v}`, 200]),
+        'one load per version',
+      );
+      // the vLLM stand-in refuses a request naming an adapter it has not loaded (404): every one succeeded
+      assert.equal(eng.sent.length, 20);
+      assert.deepEqual(
+        eng.requests.slice(4).map((r) => r.model),
+        [1, 2, 3, 4].flatMap((v) => Array<string>(4).fill(`owrl-v${v}`)),
+      );
+      assert.deepEqual(
+        eng.weightCalls.filter((c) => c.path === '/v1/unload_lora_adapter').map((c) => c.body['lora_name']),
+        ['owrl-v1'],
+        'adapters beyond the newest three are unloaded',
+      );
+      await holder.close();
+      assert.match(configError({ OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: eng.url, OWRL_POLICY_MODEL: 'm', OWRL_POLICY_ENGINE: 'openai', OWRL_POLICY_LOAD_WEIGHTS: '1' }).message, /OWRL_POLICY_LOAD_WEIGHTS is on but OWRL_POLICY_ENGINE=openai/);
+      assert.equal(loadActorConfig({ OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: eng.url, OWRL_POLICY_MODEL: 'm', OWRL_POLICY_ENGINE: 'openai' }).loadWeights, false);
+    } finally {
+      await eng.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runBlacklistCommand } from './blacklist-cmd.js';
-import { runDemo } from './demo/demo.js';
+import { checkDemoPolicy, runDemo, type DemoOptions } from './demo/demo.js';
 import { formatState } from './format.js';
 import { LearnerClientHandle } from './learner-client.js';
 import { runRunCommand } from './run-cmd.js';
@@ -23,11 +23,18 @@ usage:
   owrl demo [--rounds N] [--actors N] [--slots N] [--groups N] [--group-size N]
             [--curriculum rounds:steps,...] [--tasks N] [--difficulties 1,2,3] [--suites a,b]
             [--run-id ID] [--out DIR] [--json FILE] [--timeout S]
-            [--warmup | --no-warmup] [--warmup-tasks N] [--warmup-epochs N]
+            [--warmup | --no-warmup] [--warmup-tasks N] [--warmup-epochs N] [--mode sync|async]
+            [--policy pointer|openai] [--base-url URL] [--model NAME] [--engine vllm|sglang|openai]
+            [--trainer HOST:PORT]
       Train the built-in policy on the bundled sites: starts nats-server (unless NATS_URL is set),
       sites, learner, judge and actors as separate processes, and prints progress per round.
       --warmup first clones the scripted solvers (N demonstration tasks per suite, behaviour
       cloning), reports its held-out success, and starts RL from that policy.
+      --policy openai runs a model behind an OpenAI-compatible endpoint instead (--base-url, e.g.
+      http://vllm:8000/v1, --model, the served name; OWRL_POLICY_API_KEY from the environment),
+      trained by the owrl.v1.Trainer at --trainer (needed with openai; docs/trainer.md); the
+      actors make the engine load each new version (vLLM/SGLang LoRA adapters). --mode async keeps
+      every browser slot busy and updates as soon as enough groups are in (OWRL_MODE).
   owrl status [--learner HOST:PORT] [--json]
       Print the run state of a learner over gRPC (default: the latest demo run, else 127.0.0.1:50051).
   owrl watch [--learner HOST:PORT] [--json] [--since VERSION] [--count N]
@@ -93,30 +100,50 @@ async function main(argv: string[]): Promise<number> {
           'no-warmup': { type: 'boolean' },
           'warmup-tasks': { type: 'string' },
           'warmup-epochs': { type: 'string' },
+          policy: { type: 'string' },
+          'base-url': { type: 'string' },
+          model: { type: 'string' },
+          engine: { type: 'string' },
+          trainer: { type: 'string' },
+          mode: { type: 'string' },
         },
       });
+      if (values.mode !== undefined && values.mode !== 'sync' && values.mode !== 'async') throw new UsageError(`--mode must be sync or async, got ${JSON.stringify(values.mode)}`);
+      const policy = values.policy ?? 'pointer';
+      if (policy !== 'pointer' && policy !== 'openai') throw new UsageError(`--policy must be pointer or openai, not ${JSON.stringify(policy)}`);
+      const engine = values.engine ?? 'vllm';
+      if (engine !== 'vllm' && engine !== 'sglang' && engine !== 'openai') throw new UsageError(`--engine must be vllm, sglang or openai, not ${JSON.stringify(engine)}`);
       const rounds = int('rounds', values.rounds ?? process.env['OWRL_DEMO_ROUNDS'], 20);
-      await runDemo(
-        {
-          rounds,
-          actors: int('actors', values.actors, 2),
-          slots: int('slots', values.slots, 3),
-          groupsPerRound: int('groups', values.groups, 4),
-          groupSize: int('group-size', values['group-size'], 5, 2),
-          curriculum: values.curriculum ?? `${rounds}:6`,
-          taskCount: int('tasks', values.tasks, 60),
-          difficulties: values.difficulties ?? '1,2,3',
-          suites: values.suites ?? DEMO_SUITES,
-          runId: values['run-id'] ?? `demo-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`,
-          outDir: values.out ?? path.resolve('runs'),
-          jsonOut: values.json ?? '',
-          timeoutS: int('timeout', values.timeout, 1800),
-          warmup: values['no-warmup'] ? false : (values.warmup ?? DEMO_WARMUP),
-          warmupTasks: int('warmup-tasks', values['warmup-tasks'], 8),
-          warmupEpochs: int('warmup-epochs', values['warmup-epochs'], 30),
-        },
-        (line) => process.stdout.write(line + '\n'),
-      );
+      const demo: DemoOptions = {
+        rounds,
+        actors: int('actors', values.actors, 2),
+        slots: int('slots', values.slots, 3),
+        groupsPerRound: int('groups', values.groups, 4),
+        groupSize: int('group-size', values['group-size'], 5, 2),
+        curriculum: values.curriculum ?? `${rounds}:6`,
+        taskCount: int('tasks', values.tasks, 60),
+        difficulties: values.difficulties ?? '1,2,3',
+        suites: values.suites ?? DEMO_SUITES,
+        runId: values['run-id'] ?? `demo-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`,
+        outDir: values.out ?? path.resolve('runs'),
+        jsonOut: values.json ?? '',
+        timeoutS: int('timeout', values.timeout, 1800),
+        warmup: values['no-warmup'] ? false : (values.warmup ?? DEMO_WARMUP),
+        warmupTasks: int('warmup-tasks', values['warmup-tasks'], 8),
+        warmupEpochs: int('warmup-epochs', values['warmup-epochs'], 30),
+        policy,
+        baseUrl: values['base-url'] ?? '',
+        model: values.model ?? '',
+        engine,
+        trainer: values.trainer ?? '',
+        mode: values.mode ?? process.env['OWRL_MODE'] ?? 'sync',
+      };
+      try {
+        checkDemoPolicy(demo);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      await runDemo(demo, (line) => process.stdout.write(line + '\n'));
       return 0;
     }
     case 'status': {

@@ -1,9 +1,11 @@
 // Checkpoints of the learner, written atomically (temp file + rename) so a killed learner resumes
 // where it was:
 // - checkpoint.json (+ weights/adam files) at the end of each round, BEFORE the new policy is
-//   published: policy weights, optimizer, counters, round summaries, scheduler state and RNG,
-//   host-failure windows, curriculum stage, the learner's RNG and the ids the round consumed
-//   (their acks may not have landed before a crash);
+//   published: policy weights, optimizer, counters, scheduler state and RNG, host-failure
+//   windows, curriculum stage, the learner's RNG and the ids the round consumed (their acks may
+//   not have landed before a crash). Its size does not grow with the run: the round summaries go
+//   to rounds.jsonl (rounds-log.ts), appended before checkpoint.json is replaced and read back
+//   whole only at a resume;
 // - round.json while a round runs: the round ledger (groups, tasks, dispatched ids, what came
 //   back) and the round's counters, rewritten on every change. It belongs to checkpoint.json's
 //   next round; one of another round is stale and ignored.
@@ -13,6 +15,8 @@ import path from 'node:path';
 import { fromJson, RunCountersSchema, RoundSummarySchema, toJson, type RoundSummary, type RunCounters } from '@owrl/proto';
 import type { PointerModel } from '@owrl/policy';
 import { Adam } from '@owrl/rl';
+import { writeAtomic } from './atomic-file.js';
+import { RoundsLog } from './rounds-log.js';
 import type { RoundLedgerJson } from './round-ledger.js';
 import type { SchedulerState } from './scheduler.js';
 
@@ -27,6 +31,13 @@ export interface LoopState {
   settledIds: string[];
   terminations: Record<string, string>;
   excluded: Record<string, string>;
+  /**
+   * Async mode: the next round's ledger as the update left it (the groups still in flight, carried
+   * over). round.json supersedes it once the next round has saved itself.
+   */
+  carry?: RoundLedgerJson;
+  /** Async mode: run-wide staleness of trained trajectories (count per lag) and drops. */
+  staleness?: { counts: number[]; dropped: number };
 }
 
 export interface CheckpointData {
@@ -35,7 +46,8 @@ export interface CheckpointData {
   model: PointerModel;
   optimizer: Adam;
   counters: RunCounters;
-  rounds: RoundSummary[];
+  /** Summaries of finished rounds; those not logged yet are appended to rounds.jsonl (older ones may be left out). */
+  rounds: readonly RoundSummary[];
   loop: LoopState;
 }
 
@@ -46,6 +58,7 @@ export interface RestoredCheckpoint {
   nextRound: number;
   policyVersion: number;
   counters: RunCounters;
+  /** Every finished round's summary, from rounds.jsonl. */
   rounds: RoundSummary[];
   /** Absent in checkpoints written before it existed. */
   loop: LoopState | null;
@@ -58,7 +71,7 @@ export interface RoundFile {
   terminations: Record<string, string>;
   excluded: Record<string, string>;
   /** The round's own breakdowns (RoundStats). */
-  round?: { terminations?: Record<string, number>; excluded?: Record<string, number> };
+  round?: { terminations?: Record<string, number>; excluded?: Record<string, number>; decided?: string[] };
 }
 
 interface Manifest {
@@ -69,20 +82,23 @@ interface Manifest {
   temperature: number;
   optimizerFile: string;
   counters: unknown;
-  rounds: unknown[];
+  /** Round summaries inline: only in checkpoints written before rounds.jsonl existed. */
+  rounds?: unknown[];
+  /** The round summaries' log, beside the manifest. */
+  roundsLog?: string;
   loop?: LoopState;
   savedAtMs: number;
 }
 
-export function writeAtomic(file: string, data: string | Uint8Array): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, data);
-  fs.renameSync(tmp, file);
-}
+/** The round summaries' log in the checkpoint folder. */
+export const ROUNDS_LOG = 'rounds.jsonl';
 
 export class CheckpointStore {
+  private readonly roundsLog: RoundsLog;
+
   constructor(private readonly dir: string) {
     fs.mkdirSync(dir, { recursive: true });
+    this.roundsLog = new RoundsLog(path.join(dir, ROUNDS_LOG));
   }
 
   /** Reads, bumps and persists the learner's start count; returns the new one (1 at the first start). */
@@ -101,6 +117,8 @@ export class CheckpointStore {
     const weightsFile = path.join(this.dir, `weights-r${c.nextRound}.bin`);
     const optimizerFile = path.join(this.dir, `adam-r${c.nextRound}.bin`);
     const w = c.model.weights;
+    // First the rounds (a crash before the manifest's rename leaves extra lines, dropped at load).
+    this.roundsLog.append(c.rounds);
     writeAtomic(weightsFile, new Uint8Array(w.buffer, w.byteOffset, w.byteLength));
     writeAtomic(optimizerFile, c.optimizer.toBytes());
     const manifest: Manifest = {
@@ -111,7 +129,7 @@ export class CheckpointStore {
       temperature: c.model.temperature,
       optimizerFile: path.basename(optimizerFile),
       counters: toJson(RunCountersSchema, c.counters),
-      rounds: c.rounds.map((r) => toJson(RoundSummarySchema, r)),
+      roundsLog: ROUNDS_LOG,
       loop: c.loop,
       savedAtMs: Date.now(),
     };
@@ -125,7 +143,10 @@ export class CheckpointStore {
   /** The last checkpoint of this run, or null when there is none. */
   load(dim: number): RestoredCheckpoint | null {
     const file = path.join(this.dir, 'checkpoint.json');
-    if (!fs.existsSync(file)) return null;
+    if (!fs.existsSync(file)) {
+      this.roundsLog.reset();
+      return null;
+    }
     const m = JSON.parse(fs.readFileSync(file, 'utf8')) as Manifest & { weightsFile: string };
     if (m.format !== 1) throw new Error(`checkpoint ${file}: unknown format ${String(m.format)}`);
     if (m.dim !== dim) throw new Error(`checkpoint ${file}: feature dimension ${m.dim} differs from the model's ${dim}`);
@@ -139,9 +160,18 @@ export class CheckpointStore {
       nextRound: m.nextRound,
       policyVersion: m.policyVersion,
       counters: fromJson(RunCountersSchema, m.counters as never),
-      rounds: m.rounds.map((r) => fromJson(RoundSummarySchema, r as never)),
+      rounds: this.loadRounds(m),
       loop: m.loop ?? null,
     };
+  }
+
+  private loadRounds(m: Manifest): RoundSummary[] {
+    if (m.roundsLog === undefined) {
+      // A checkpoint from before the log: its inline rounds start the log.
+      const inline = (m.rounds ?? []).map((r) => fromJson(RoundSummarySchema, r as never));
+      this.roundsLog.seed(inline.filter((r) => Number(r.round) < m.nextRound));
+    }
+    return this.roundsLog.read(m.nextRound);
   }
 
   /** Saves the round in progress (called on every change of its ledger). */

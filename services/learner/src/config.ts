@@ -2,11 +2,22 @@
 import fs from 'node:fs';
 import { DEFAULT_DIM, readOnnxWeights } from '@owrl/policy';
 import { DEFAULT_TRUST_KL } from '@owrl/rl';
+import { DEFAULT_KEEP_ROUNDS } from './control.js';
 import { parseCrashAt, type CrashSpec } from './crash-point.js';
-import { DEFAULTS, envBool, envInt, envList, envNumber, envString, ConfigError, type CurriculumStage } from '@owrl/core';
+import { DEFAULTS, envBool, envInt, envList, envNumber, envSecret, envString, ConfigError, type CurriculumStage, type Secret } from '@owrl/core';
+import { parseTrainerAddress } from '@owrl/trainer-rpc';
+
+export type LearnerMode = 'sync' | 'async';
 
 export interface LearnerConfig {
   natsUrl: string;
+  /**
+   * `sync`: dispatch a round, wait for it, update. `async`: dispatch keeps every actor slot busy
+   * and an update runs as soon as `groupsPerRound` kept groups are in.
+   */
+  mode: LearnerMode;
+  /** Async: a trajectory produced more than this many policy versions before the update is dropped (counted). */
+  maxStaleness: number;
   runId: string;
   rounds: number;
   groupSize: number;
@@ -37,6 +48,8 @@ export interface LearnerConfig {
   dataDir: string;
   /** Policy artifacts kept on disk (latest versions); 0 keeps all. */
   keepArtifacts: number;
+  /** Finished rounds whose groups and scored trajectories stay in memory for ListGroups/GetTrajectory. */
+  keepRounds: number;
   resume: boolean;
   controlToken: string;
   metricsPort: number;
@@ -57,6 +70,13 @@ export interface LearnerConfig {
    * uniform policy: the first version actors run. Ignored when resuming from a checkpoint.
    */
   initPolicy: string;
+  /**
+   * The trainer every update goes to (OWRL_TRAINER): `inprocess` (the built-in pointer trainer in
+   * this process, default) or `host:port` of an owrl.v1.Trainer (docs/trainer.md).
+   */
+  trainer: 'inprocess' | { address: string };
+  /** OWRL_TRAINER_TOKEN: sent to a remote trainer as `authorization: Bearer <token>`. */
+  trainerToken: Secret;
 }
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -84,6 +104,21 @@ function checkInitPolicy(file: string): void {
   if (dim !== DEFAULT_DIM) throw new ConfigError('OWRL_INIT_POLICY', `OWRL_INIT_POLICY=${file} has feature dimension ${dim}; the learner's is ${DEFAULT_DIM}`);
 }
 
+function learnerMode(raw: string): LearnerMode {
+  if (raw === 'sync' || raw === 'async') return raw;
+  throw new ConfigError('OWRL_MODE', `OWRL_MODE=${JSON.stringify(raw)} must be sync or async`);
+}
+
+/** `inprocess`, or a trainer's `host:port`. */
+function parseTrainer(raw: string): LearnerConfig['trainer'] {
+  if (raw === 'inprocess') return 'inprocess';
+  try {
+    return { address: parseTrainerAddress(raw) };
+  } catch {
+    throw new ConfigError('OWRL_TRAINER', `OWRL_TRAINER=${JSON.stringify(raw)} must be inprocess or the host:port of an owrl.v1.Trainer (e.g. trainer:50070)`);
+  }
+}
+
 /** Parses "90:15,50:30" (rounds:max_steps, ...). */
 export function parseCurriculum(name: string, raw: string): CurriculumStage[] {
   const stages = raw.split(',').map((part) => {
@@ -101,6 +136,8 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
   const curriculumRaw = envString('OWRL_CURRICULUM', '', env);
   const cfg: LearnerConfig = {
     natsUrl: envString('NATS_URL', 'nats://127.0.0.1:4222', env),
+    mode: learnerMode(envString('OWRL_MODE', 'sync', env)),
+    maxStaleness: envInt('OWRL_MAX_STALENESS', 4, env, 0),
     runId: envString('OWRL_RUN_ID', `run-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`, env),
     rounds: envInt('OWRL_ROUNDS', 140, env, 1),
     groupSize: envInt('OWRL_GROUP_SIZE', DEFAULTS.groupSize, env, 2),
@@ -132,6 +169,7 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     advertiseHost: envString('OWRL_ADVERTISE_HOST', '127.0.0.1', env),
     dataDir: envString('OWRL_DATA_DIR', '.owrl/learner', env),
     keepArtifacts: envInt('OWRL_KEEP_ARTIFACTS', 5, env, 0),
+    keepRounds: envInt('OWRL_KEEP_ROUNDS', DEFAULT_KEEP_ROUNDS, env, 0),
     resume: envBool('OWRL_RESUME', false, env),
     controlToken: envString('OWRL_CONTROL_TOKEN', '', env),
     metricsPort: port('OWRL_METRICS_PORT', 0, env),
@@ -143,6 +181,8 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     stopGraceMs: envInt('OWRL_STOP_GRACE_S', 30, env, 0) * 1000,
     crashAt: null,
     initPolicy: envString('OWRL_INIT_POLICY', '', env),
+    trainer: parseTrainer(envString('OWRL_TRAINER', 'inprocess', env)),
+    trainerToken: envSecret('OWRL_TRAINER_TOKEN', env),
   };
   // Default ack_wait: a third of the round timeout, within 3-60 s.
   cfg.scoredAckWaitMs = envInt('OWRL_SCORED_ACK_WAIT_S', Math.min(60, Math.max(3, Math.floor(cfg.roundTimeoutMs / 3000))), env, 3) * 1000;
@@ -164,6 +204,9 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     );
   }
   if (cfg.initPolicy) checkInitPolicy(cfg.initPolicy);
+  if (cfg.initPolicy && cfg.trainer !== 'inprocess') {
+    throw new ConfigError('OWRL_INIT_POLICY', `OWRL_INIT_POLICY is for the in-process trainer; with OWRL_TRAINER=${cfg.trainer.address} the trainer's own version 0 is the initial policy`);
+  }
   if (!cfg.tasksFile && !cfg.sitesUrl) {
     throw new ConfigError('OWRL_TASKS_FILE', 'no task source: set OWRL_TASKS_FILE (JSONL tasks) or OWRL_SITES_URL (bundled sites server)');
   }

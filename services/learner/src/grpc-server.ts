@@ -21,9 +21,11 @@ import {
   type WatchRunRequest,
 } from '@owrl/proto';
 import type { Logger } from '@owrl/telemetry';
+import { isControlError } from './control-error.js';
 import type { ChangeKind, RunStateStore } from './run-state-store.js';
 import { addTypedService, type ServiceImplementation } from './typed-service.js';
 
+/** The read side may throw ControlError (a released or unknown round): answered NOT_FOUND with its message. */
 export interface LearnerControl {
   listGroups(round: number): ListGroupsResponse;
   getTrajectory(id: string): ScoredTrajectory | undefined;
@@ -53,6 +55,16 @@ export interface WatchStats {
 
 function statusError(code: grpc.status, details: string): grpc.ServiceError {
   return Object.assign(new Error(details), { code, details, metadata: new grpc.Metadata() });
+}
+
+/** Runs a read of the control surface; a ControlError becomes NOT_FOUND, anything else INTERNAL. */
+function answer<T>(read: () => T): [grpc.ServiceError | null, T | null] {
+  try {
+    return [null, read()];
+  } catch (e) {
+    if (isControlError(e)) return [statusError(grpc.status.NOT_FOUND, e.message), null];
+    return [statusError(grpc.status.INTERNAL, `learner error: ${(e as Error).message}`), null];
+  }
 }
 
 export class LearnerGrpcServer {
@@ -109,10 +121,15 @@ export class LearnerGrpcServer {
     return {
       getRunState: (_call, cb) => cb(null, this.store.get()),
       watchRun: (call) => this.watch(call),
-      listGroups: (call, cb) => cb(null, this.control.listGroups(Number(call.request.round))),
+      listGroups: (call, cb) => {
+        const [err, groups] = answer(() => this.control.listGroups(Number(call.request.round)));
+        if (err || !groups) cb(err);
+        else cb(null, groups);
+      },
       getTrajectory: (call, cb) => {
-        const t = this.control.getTrajectory(call.request.trajectoryId);
-        if (!t) cb(statusError(grpc.status.NOT_FOUND, `trajectory ${JSON.stringify(call.request.trajectoryId)} is not held by the learner (unknown id or an old round)`));
+        const [err, t] = answer(() => this.control.getTrajectory(call.request.trajectoryId));
+        if (err) cb(err);
+        else if (!t) cb(statusError(grpc.status.NOT_FOUND, `trajectory ${JSON.stringify(call.request.trajectoryId)} is not held by the learner (unknown id)`));
         else cb(null, t);
       },
       pauseRun: (call, cb) => {

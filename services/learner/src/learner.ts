@@ -10,10 +10,16 @@
 // the round is left for the next start, never trained truncated. Bus errors follow the failure
 // policy (failure-policy.ts); a fatal one propagates out of run().
 //
+// Async mode (OWRL_MODE=async): dispatch keeps every actor slot busy; a round ends at an update,
+// as soon as `groupsPerRound` kept groups are in, and the groups still in flight carry over into
+// the next round's ledger (saved in the checkpoint) with their held deliveries. A result produced
+// more than OWRL_MAX_STALENESS versions before the update is dropped as `stale` (counted) and its
+// slot re-dispatched; the update's importance ratio uses the behaviour log-probs of the rollout.
+//
 // Modules: round-ledger.ts (ingestion bookkeeping, fates, advantages), round-stats.ts (one stats
 // record per event), inbox.ts (held deliveries), publisher.ts (update + publish), control.ts
 // (the control surface), checkpoint.ts.
-import { fnv1a, hostOf, REASON_HOST_BLACKLISTED, SeededRng } from '@owrl/core';
+import { fnv1a, hostOf, REASON_HOST_BLACKLISTED, REASON_POLICY_BEHIND, SeededRng } from '@owrl/core';
 import {
   make,
   RolloutRequestSchema,
@@ -22,6 +28,7 @@ import {
   SuiteStatSchema,
   RunPhase,
   ScoredTrajectorySchema,
+  StalenessStatSchema,
   type RoundSummary,
   type ScoredTrajectory,
 } from '@owrl/proto';
@@ -36,10 +43,10 @@ import { RunControl } from './control.js';
 import { CrashPoints } from './crash-point.js';
 import { withRetry, type RetryOptions } from './failure-policy.js';
 import { HostGuard } from './host-guard.js';
-import { Inbox } from './inbox.js';
+import { Inbox, type Pending } from './inbox.js';
 import type { LearnerMetrics } from './metrics.js';
 import { PolicyPublisher } from './publisher.js';
-import { RoundLedger, type GroupState } from './round-ledger.js';
+import { REASON_STALE, RoundLedger, type GroupState, type Redispatch } from './round-ledger.js';
 import { RoundStats } from './round-stats.js';
 import { recordUpdateHealth } from './update-health.js';
 import type { RunStateStore } from './run-state-store.js';
@@ -69,6 +76,15 @@ const BLACKLIST_CACHE_MS = 5000;
 
 type RoundEnd = 'finished' | 'interrupted';
 
+/** Async mode: what a round hands to the next one at its update. */
+interface Carry {
+  ledger: RoundLedger;
+  /** Deliveries of results the carried groups hold (acked when their group is trained or dropped). */
+  held: Pending[];
+  /** Slots to publish again (their results went stale at the update). */
+  redispatch: Redispatch[];
+}
+
 export class Learner {
   readonly control: RunControl;
   private readonly inbox: Inbox;
@@ -83,6 +99,8 @@ export class Learner {
   private readonly retry: RetryOptions;
   /** Ids the last finished round consumed (its acks may not have landed before a crash). */
   private settled = new Set<string>();
+  /** Async mode: staleness of the trained trajectories over the run (count per lag) and results dropped as stale. */
+  private readonly staleness = { counts: [] as number[], dropped: 0 };
   private consumer: { stop(): Promise<void> } | null = null;
   private loop: Promise<void> | null = null;
   private draining: Promise<void> | null = null;
@@ -157,6 +175,10 @@ export class Learner {
         this.rng.state = loop.rng;
         this.hosts.restore(loop.hostWindows);
         this.settled = new Set(loop.settledIds);
+        if (loop.staleness) {
+          this.staleness.counts = [...loop.staleness.counts];
+          this.staleness.dropped = loop.staleness.dropped;
+        }
       }
       store.change('snapshot', (s) => {
         s.counters = restored.counters;
@@ -187,18 +209,22 @@ export class Learner {
     store.change('phase', (s) => {
       s.phase = RunPhase.RUNNING;
     });
+    this.publishStaleness();
     try {
       let last: RoundLedger | null = null;
       let end: RoundEnd = 'finished';
+      let carry: Carry | null = null;
       const firstRound = restored?.nextRound ?? 0;
       for (let round = firstRound; round < config.rounds && !this.stopping; round++) {
         await this.waitWhilePaused();
         if (this.stopping) break;
-        // The round in progress at a crash (also before the first checkpoint) resumes from its ledger.
-        const resumed = config.resume && round === firstRound ? this.d.checkpoints.loadRound(round) : null;
-        const r = await this.runRound(round, resumed);
+        // The round in progress at a crash (also before the first checkpoint) resumes from its
+        // ledger; in async mode, else from the groups the checkpoint carried over.
+        const resumed = config.resume && round === firstRound ? (this.d.checkpoints.loadRound(round) ?? this.carriedRound(restored)) : null;
+        const r = await this.runRound(round, resumed, carry);
         last = r.ledger;
         end = r.end;
+        carry = r.carry;
         if (end === 'interrupted') break;
       }
       const finished = !this.stopping && end === 'finished';
@@ -246,6 +272,13 @@ export class Learner {
       this.d.store.change('progress', () => {});
       await this.ack([ev]);
     }
+  }
+
+  /** Async mode: the round a checkpoint carried over, when round.json was not written for it yet. */
+  private carriedRound(restored: RestoredCheckpoint | null): RoundFile | null {
+    const loop = restored?.loop;
+    if (!restored || !loop?.carry || loop.carry.round !== restored.nextRound) return null;
+    return { ledger: loop.carry, counters: countersToJson(restored.counters), terminations: loop.terminations, excluded: loop.excluded, round: {} };
   }
 
   private async ack(evs: { delivery: Delivery<ScoredTrajectory> }[]): Promise<void> {
@@ -297,7 +330,7 @@ export class Learner {
       return new Set<string>();
     });
     const tasks = this.d.scheduler.pick(count, (h) => blocked.has(h));
-    const first = ledger.groups.size;
+    const first = ledger.nextGroup;
     // Write-ahead: the groups and their ids are saved before anything is published.
     for (const [i, task] of tasks.entries()) ledger.addGroup(first + i, task, this.d.config.groupSize);
     this.saveRound(ledger, stats);
@@ -310,14 +343,16 @@ export class Learner {
     return tasks.length;
   }
 
-  private async runRound(round: number, resumed: RoundFile | null): Promise<{ ledger: RoundLedger; end: RoundEnd }> {
+  private async runRound(round: number, resumed: RoundFile | null, carry: Carry | null): Promise<{ ledger: RoundLedger; end: RoundEnd; carry: Carry | null }> {
     const { config, store, logger, checkpoints } = this.d;
+    const async = config.mode === 'async';
     const t0 = Date.now();
     const maxSteps = this.curriculum.maxStepsForRound(round);
     const log = logger.child({ run: config.runId, round });
     const stats = new RoundStats(store, this.d.metrics);
     let ledger: RoundLedger;
     let dispatchedGroups = 0;
+    const deliveries: Pending[] = [];
     store.change('round', (s) => {
       s.round = BigInt(round);
     });
@@ -335,17 +370,22 @@ export class Learner {
       this.saveRound(ledger, stats);
       log.info({ groups: ledger.groups.size, redispatch: missing.length, awaitingPayload: ledger.awaitingPayload(), inFlight: ledger.inFlight() }, 'round resumed');
       for (const m of missing) await this.dispatch(ledger, stats, m.group, m.sample, m.attempt, maxSteps, m.trajectoryId, true);
+    } else if (carry) {
+      ledger = carry.ledger;
+      deliveries.push(...carry.held);
+      this.control.remember(ledger);
+      this.saveRound(ledger, stats);
+      for (const m of carry.redispatch) await this.dispatch(ledger, stats, m.group, m.sample, m.attempt, maxSteps, m.trajectoryId, true);
     } else {
       ledger = new RoundLedger(config.runId, round, config.maxAttempts, this.d.incarnation);
       this.control.remember(ledger);
     }
-    if (ledger.groups.size === 0) {
+    if (!async && ledger.groups.size === 0) {
       dispatchedGroups = await this.dispatchGroups(ledger, stats, config.groupsPerRound, maxSteps);
       if (dispatchedGroups === 0) dispatchedGroups = await this.dispatchOnceUnblocked(ledger, stats, maxSteps, log);
-      if (dispatchedGroups === 0) return { ledger, end: 'interrupted' }; // stopped while every host was blocked
+      if (dispatchedGroups === 0) return { ledger, end: 'interrupted', carry: null }; // stopped while every host was blocked
     }
     const deadline = t0 + config.roundTimeoutMs;
-    const deliveries: { delivery: Delivery<ScoredTrajectory> }[] = [];
     const decided = new Set<number>();
     const noteFates = () => {
       for (const g of ledger.groups.values()) {
@@ -355,10 +395,30 @@ export class Learner {
         }
       }
     };
+    const lastRound = round === config.rounds - 1;
 
     for (;;) {
       noteFates();
-      if (ledger.inFlight() === 0 && ledger.awaitingPayload() === 0) {
+      if (async) {
+        // The round ends at its update: enough kept groups, or the dynamic-sampling cap reached.
+        // The last round waits for every group still in flight, so the run ends with nothing untrained.
+        const kept = ledger.byFate('kept').length;
+        const enough = kept >= config.groupsPerRound || decided.size >= config.maxGroupsPerRound;
+        if (enough && (!lastRound || ledger.pendingGroups() === 0)) break;
+        if (!this.stopping && !enough) {
+          const added = await this.topUp(ledger, stats, maxSteps, kept, lastRound);
+          dispatchedGroups += added;
+        }
+        if (ledger.pendingGroups() === 0) {
+          // Never trained truncated on a stop; otherwise every task host is blocked.
+          if (this.stopping) return { ledger, end: 'interrupted', carry: null };
+          if (kept > 0) break;
+          const n = await this.dispatchOnceUnblocked(ledger, stats, maxSteps, log);
+          if (n === 0) return { ledger, end: 'interrupted', carry: null };
+          dispatchedGroups += n;
+          continue;
+        }
+      } else if (ledger.inFlight() === 0 && ledger.awaitingPayload() === 0) {
         // Dynamic sampling: refill when too few groups carry signal, up to the cap.
         const kept = ledger.byFate('kept').length;
         const missing = config.groupsPerRound - kept;
@@ -375,12 +435,16 @@ export class Learner {
       if (!ev) {
         if (this.stopping) {
           log.warn({ inFlight: ledger.inFlight() }, 'stopping: the round is left unfinished for the next start (not trained truncated)');
-          return { ledger, end: 'interrupted' };
+          return { ledger, end: 'interrupted', carry: null };
         }
         const n = ledger.abandonInFlight();
         log.warn({ abandoned: n }, 'round timed out: rollouts still in flight are abandoned');
         stats.inFlight(0);
         this.saveRound(ledger, stats);
+        if (async) {
+          noteFates();
+          break;
+        }
         continue;
       }
       if (this.settled.has(ev.scored.trajectoryId)) {
@@ -388,9 +452,9 @@ export class Learner {
         await this.ack([ev]);
         continue;
       }
-      const res = ledger.ingest(ev.scored);
+      const res = ledger.ingest(ev.scored, async ? this.policyVersion - config.maxStaleness : 0);
       stats.ingested(ev.scored, res);
-      this.observeLags(ev.scored, res.kind);
+      this.observeLag(ev.scored);
       stats.inFlight(ledger.inFlight());
       if (res.kind === 'duplicate' || res.kind === 'late') {
         if (res.kind === 'late') this.saveRound(ledger, stats);
@@ -402,7 +466,9 @@ export class Learner {
       if (res.kind === 'trainable' || res.kind === 'restored') {
         this.d.scheduler.record(res.group.task.id, ev.scored.verdict?.reward ?? 0);
       } else {
-        await this.hosts.observe(ev.scored);
+        if (res.reason === REASON_STALE) this.countStale(1);
+        else if (ev.scored.trajectory?.termination?.reason === REASON_POLICY_BEHIND) store.mutable.counters!.handedBack += 1n;
+        else await this.hosts.observe(ev.scored);
         if (res.redispatch) {
           const host = hostOf(res.group.task.startUrl);
           if (await this.hosts.isBlocked(host)) {
@@ -427,6 +493,7 @@ export class Learner {
     const kept = ledger.byFate('kept');
     const summary = this.summarize(ledger, round, maxSteps, stats);
     if (kept.length > 0) {
+      summary.stalenessCounts = this.recordStaleness(kept);
       const tu = Date.now();
       const u = this.publisher.update(kept);
       recordUpdateHealth(summary, u.epochs, this.d.metrics);
@@ -436,6 +503,15 @@ export class Learner {
       store.mutable.counters!.updates += 1n;
     }
     this.crash.hit('after_update');
+    // Async: the groups still in flight go on into the next round; what went stale is re-dispatched.
+    let next: Carry | null = null;
+    if (async && !lastRound && ledger.pendingGroups() > 0) {
+      const carried = ledger.carryOver(round + 1);
+      const expired = carried.expireStale(this.policyVersion - config.maxStaleness);
+      stats.expiredStale(expired.expired.length);
+      this.countStale(expired.expired.length);
+      next = { ledger: carried, held: [], redispatch: expired.redispatch };
+    }
     summary.wallS = (Date.now() - t0) / 1000;
     this.d.metrics.successRate.set(summary.successRate);
     this.d.metrics.rewardMean.set(meanReward(ledger));
@@ -444,7 +520,9 @@ export class Learner {
       s.policyVersion = BigInt(this.policyVersion);
       s.round = BigInt(round + 1);
     });
-    const settledIds = deliveries.map((e) => e.delivery.value.trajectoryId);
+    const ackNow = next ? deliveries.filter((e) => !next.ledger.holds(e.delivery.value.trajectoryId)) : deliveries;
+    if (next) next.held = deliveries.filter((e) => next.ledger.holds(e.delivery.value.trajectoryId));
+    const settledIds = ackNow.map((e) => e.delivery.value.trajectoryId);
     const s = store.mutable;
     checkpoints.save({
       nextRound: round + 1,
@@ -461,6 +539,8 @@ export class Learner {
         settledIds,
         terminations: bigMapToJson(s.terminations),
         excluded: bigMapToJson(s.excluded),
+        ...(next ? { carry: next.ledger.toJSON() } : {}),
+        staleness: { counts: [...this.staleness.counts], dropped: this.staleness.dropped },
       },
     });
     this.settled = new Set(settledIds);
@@ -471,8 +551,9 @@ export class Learner {
       this.d.metrics.weightSyncSeconds.observe(summary.publishS);
     }
     this.d.metrics.policyVersion.set(this.policyVersion);
-    // Lossless: the round's scored trajectories are acked only now that the update is checkpointed.
-    await this.ack(deliveries);
+    // Lossless: the round's scored trajectories are acked only now that the update is checkpointed
+    // (async: except those of groups still in flight, held until their group is decided).
+    await this.ack(ackNow);
     log.info(
       {
         policyVersion: this.policyVersion,
@@ -483,18 +564,75 @@ export class Learner {
         droppedAllOne: summary.groupsDroppedAllOne,
         loss: summary.loss,
         wallS: summary.wallS,
+        ...(async ? { carried: next?.ledger.pendingGroups() ?? 0, inFlight: next?.ledger.inFlight() ?? 0 } : {}),
       },
       'round finished',
     );
-    return { ledger, end: 'finished' };
+    return { ledger, end: 'finished', carry: next };
   }
 
-  /** Queue lag of every ingested result; staleness of the trainable ones. */
-  private observeLags(scored: ScoredTrajectory, kind: string): void {
+  /**
+   * Async mode: dispatches groups until the rollouts in flight cover every actor slot plus one
+   * group of queue (at least a round's worth), within the staleness bound's budget of pending
+   * groups. In the last round only what the round still needs. Returns the groups dispatched.
+   */
+  private async topUp(ledger: RoundLedger, stats: RoundStats, maxSteps: number, kept: number, lastRound: boolean): Promise<number> {
+    const { groupSize, groupsPerRound, maxGroupsPerRound, maxStaleness } = this.d.config;
+    const pending = ledger.pendingGroups();
+    let want: number;
+    if (lastRound) {
+      want = groupsPerRound - kept - pending;
+    } else {
+      const slots = this.d.store.mutable.actors.reduce((a, x) => a + x.slots, 0);
+      const target = Math.max(slots + groupSize, groupsPerRound * groupSize);
+      const cap = maxGroupsPerRound * (maxStaleness + 1);
+      want = Math.min(Math.ceil((target - ledger.inFlight()) / groupSize), cap - pending);
+    }
+    return want > 0 ? this.dispatchGroups(ledger, stats, want, maxSteps) : 0;
+  }
+
+  /** Counts results dropped as stale (async). */
+  private countStale(n: number): void {
+    if (n === 0) return;
+    this.staleness.dropped += n;
+    this.d.store.mutable.counters!.staleDropped += BigInt(n);
+    this.publishStaleness();
+  }
+
+  /** Staleness of the trajectories an update trains (versions behind the policy they update); returns the round's counts per lag. */
+  private recordStaleness(kept: GroupState[]): number[] {
+    const round: number[] = [];
+    for (const g of kept) {
+      for (const s of g.samples) {
+        const lag = Math.max(0, this.policyVersion - Number(s.scored?.trajectory?.policyVersion ?? 0n));
+        round[lag] = (round[lag] ?? 0) + 1;
+        this.staleness.counts[lag] = (this.staleness.counts[lag] ?? 0) + 1;
+        this.d.metrics.staleness.observe(lag);
+      }
+    }
+    this.publishStaleness();
+    return Array.from(round, (n) => n ?? 0);
+  }
+
+  /** RunState.staleness from the run's counts. */
+  private publishStaleness(): void {
+    const counts = Array.from(this.staleness.counts, (n) => n ?? 0);
+    this.d.store.change('progress', (s) => {
+      s.staleness = make(StalenessStatSchema, {
+        maxStaleness: this.d.config.maxStaleness,
+        counts: counts.map(BigInt),
+        p50: quantile(counts, 0.5),
+        p99: quantile(counts, 0.99),
+        dropped: BigInt(this.staleness.dropped),
+      });
+    });
+  }
+
+  /** Queue lag of every ingested result (dispatch to the actor's start). */
+  private observeLag(scored: ScoredTrajectory): void {
     const traj = scored.trajectory;
     const req = traj?.request;
     if (req && traj.startedAtMs > 0n && req.dispatchedAtMs > 0n) this.d.metrics.queueLagSeconds.observe(Math.max(0, Number(traj.startedAtMs - req.dispatchedAtMs) / 1000));
-    if (kind === 'trainable' && traj) this.d.metrics.staleness.observe(Math.max(0, this.policyVersion - Number(traj.policyVersion)));
   }
 
   /** The round's summary, computed once from the ledger's decided groups. */
@@ -504,6 +642,8 @@ export class Learner {
     const bySuite = new Map<string, { episodes: number; successes: number }>();
     let steps = 0;
     for (const g of ledger.groups.values()) {
+      // Async: groups still in flight belong to the round that decides them.
+      if (g.fate === 'pending') continue;
       if (g.fate === 'kept') summary.groupsKept += 1;
       else if (g.fate === 'dropped_all_zero') summary.groupsDroppedAllZero += 1;
       else if (g.fate === 'dropped_all_one') summary.groupsDroppedAllOne += 1;
@@ -565,6 +705,7 @@ function meanReward(ledger: RoundLedger): number {
   let sum = 0;
   let n = 0;
   for (const g of ledger.groups.values()) {
+    if (g.fate === 'pending') continue;
     for (const s of g.samples) {
       if (s.status !== 'done' || !s.scored) continue;
       sum += s.scored.verdict?.reward ?? 0;
@@ -572,4 +713,17 @@ function meanReward(ledger: RoundLedger): number {
     }
   }
   return n > 0 ? sum / n : 0;
+}
+
+/** The q-quantile of a histogram given as counts per integer value (0 when empty). */
+export function quantile(counts: readonly number[], q: number): number {
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total === 0) return 0;
+  const rank = Math.ceil(q * total);
+  let seen = 0;
+  for (let v = 0; v < counts.length; v++) {
+    seen += counts[v] ?? 0;
+    if (seen >= rank) return v;
+  }
+  return counts.length - 1;
 }

@@ -5,19 +5,53 @@ import path from 'node:path';
 import { ActorRegistry, ensureTopology, WeightsPointer, Blacklist } from '@owrl/bus';
 import { RunPhase } from '@owrl/proto';
 import { DEFAULT_DIM, initialModel, readOnnxWeights } from '@owrl/policy';
-import { Adam, GrpoTrainer } from '@owrl/rl';
+import { make, TrainHyperparamsSchema } from '@owrl/proto';
+import { Adam, GrpoTrainer, type PolicyTrainer } from '@owrl/rl';
+import type { Logger } from '@owrl/telemetry';
+import { RemoteTrainer } from '@owrl/trainer-rpc';
 import { runService } from '@owrl/service';
 import { ArtifactServer } from './artifact-server.js';
 import { CheckpointStore } from './checkpoint.js';
-import { loadLearnerConfig } from './config.js';
+import { loadLearnerConfig, type LearnerConfig } from './config.js';
 import { FatalRunError } from './failure-policy.js';
 import { FleetView } from './fleet-view.js';
 import { LearnerGrpcServer } from './grpc-server.js';
 import { Learner } from './learner.js';
 import { createLearnerMetrics } from './metrics.js';
+import { bindRemoteTrainer } from './publisher.js';
 import { RunStateStore } from './run-state-store.js';
 import { TaskScheduler } from './scheduler.js';
 import { loadTasks } from './task-source.js';
+
+/**
+ * OWRL_TRAINER=host:port: the trainer every update goes to, asked what it trains at start-up (an
+ * unreachable trainer fails the start after the client's retries).
+ */
+async function connectTrainer(config: LearnerConfig, grpo: GrpoTrainer, resumedVersion: number | null, stateDir: string, logger: Logger): Promise<PolicyTrainer> {
+  const address = config.trainer === 'inprocess' ? '' : config.trainer.address;
+  const remote = new RemoteTrainer(address, { token: config.trainerToken, logger });
+  const info = await remote.info();
+  // a fresh run starts from version 0: requests and answers of an earlier run under this id are stale
+  if (!config.resume) fs.rmSync(stateDir, { recursive: true, force: true });
+  if (resumedVersion !== null && !info.restorableVersions.includes(BigInt(resumedVersion))) {
+    logger.warn({ trainer: address, resumedVersion, restorable: info.restorableVersions.map(Number) }, 'the trainer cannot restore the checkpointed version; the next update will be refused');
+  }
+  bindRemoteTrainer(grpo, {
+    trainer: remote,
+    info,
+    stateDir,
+    hyper: make(TrainHyperparamsSchema, {
+      ppoEpochs: config.ppoEpochs,
+      clipLow: config.clipLow,
+      clipHigh: config.clipHigh,
+      learningRate: config.learningRate,
+      temperature: config.temperature,
+      lossAgg: 'token_mean',
+    }),
+  });
+  logger.info({ trainer: address, name: info.name, traceKinds: info.traceKinds, artifactKind: info.artifactKind, latestVersion: Number(info.latestVersion) }, 'updates go to a remote trainer');
+  return remote;
+}
 
 runService({
   name: 'learner',
@@ -26,7 +60,7 @@ runService({
   logBindings: (c) => ({ run: c.runId }),
   start: async ({ config, bus, logger, meter, fail, topology }) => {
     const metrics = createLearnerMetrics(meter);
-    const store = new RunStateStore(config.runId, config.rounds, 'sync');
+    const store = new RunStateStore(config.runId, config.rounds, config.mode);
     const runDir = path.join(config.dataDir, config.runId);
 
     await ensureTopology(bus, { logger, ...topology });
@@ -48,6 +82,7 @@ runService({
     }
     const optimizer = restored?.optimizer ?? new Adam(model.dim, config.learningRate > 0 ? { lr: config.learningRate } : {});
     const trainer = new GrpoTrainer(model, optimizer, { epochs: config.ppoEpochs, clipLow: config.clipLow, clipHigh: config.clipHigh, trustKl: config.trustKl });
+    const remoteTrainer = config.trainer === 'inprocess' ? null : await connectTrainer(config, trainer, restored?.policyVersion ?? null, path.join(runDir, 'trainer'), logger);
     const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost, keep: config.keepArtifacts });
     const artifactUrl = await artifacts.start();
 
@@ -83,6 +118,7 @@ runService({
         grpcServer.setServing(false);
         await grpcServer.close();
         await artifacts.close();
+        await remoteTrainer?.close();
       },
     };
   },

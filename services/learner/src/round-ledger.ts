@@ -8,6 +8,12 @@
 // restart), and RoundLedger.restore() rebuilds it under the new incarnation. A result is
 // accepted only for a group of this run and round whose task it was produced for (matched by
 // task, not only by id), only once per slot, and never twice (see `consumed`).
+//
+// In async mode a round ends at an update while other groups are still in flight: carryOver()
+// moves those groups (with their ids and what came back) into the next round's ledger, so a group
+// keeps the round it was dispatched in (its ids name it) and group numbers never repeat across
+// the rounds of one ledger chain. A result produced by a policy more than the staleness bound
+// behind is refused as `stale` and its slot re-dispatched (ingest's `staleBelow`, expireStale()).
 import { parseTrajectoryId, trajectoryId } from '@owrl/core';
 import { fromJson, TaskSchema, toJson, type ScoredTrajectory, type Task } from '@owrl/proto';
 import { groupAdvantages, groupFate } from '@owrl/rl';
@@ -39,6 +45,9 @@ export interface GroupState {
 }
 
 /** Why a result was not taken into the round (each counted, then acked). */
+/** Exclusion reason of a result produced by a policy more versions behind than the staleness bound. */
+export const REASON_STALE = 'stale';
+
 export type DropCause = 'malformed' | 'other_run' | 'other_round' | 'unknown_group' | 'task_mismatch' | 'superseded';
 
 export type IngestResult =
@@ -75,7 +84,10 @@ export interface RoundLedgerJson {
   maxAttempts: number;
   /** Ids whose results were consumed as excluded (a redelivery of one is a duplicate). */
   consumed: string[];
-  groups: Array<{ group: number; task: unknown; fate: GroupFate; samples: SlotJson[] }>;
+  /** Number the next new group gets (absent in ledgers written before async mode: groups.length). */
+  nextGroup?: number;
+  /** `round`: the round the group was dispatched in (absent: the ledger's round). */
+  groups: Array<{ group: number; round?: number; task: unknown; fate: GroupFate; samples: SlotJson[] }>;
 }
 
 export class RoundLedger {
@@ -83,6 +95,8 @@ export class RoundLedger {
   private readonly seen = new Set<string>();
   /** Ids consumed as excluded: persisted, so a redelivery after a restart is not counted twice. */
   private readonly consumed = new Set<string>();
+  /** Number the next new group gets (unique along a chain of carried-over ledgers). */
+  nextGroup = 0;
 
   constructor(
     readonly runId: string,
@@ -94,6 +108,7 @@ export class RoundLedger {
   /** Registers a group of `n` samples of `task`; returns the trajectory ids to dispatch. */
   addGroup(group: number, task: Task, n: number): string[] {
     if (this.groups.has(group)) throw new RangeError(`group ${group} of round ${this.round} already exists`);
+    this.nextGroup = Math.max(this.nextGroup, group + 1);
     const samples: SampleSlot[] = [];
     for (let s = 0; s < n; s++) {
       const id = this.id(group, s, 0);
@@ -103,12 +118,17 @@ export class RoundLedger {
     return samples.map((s) => s.trajectoryId);
   }
 
+  /** Id of an attempt of a slot; it names the round the group was dispatched in. */
   id(group: number, sample: number, attempt: number): string {
-    return trajectoryId({ runId: this.runId, round: this.round, group, sample, attempt, incarnation: this.incarnation });
+    const round = this.groups.get(group)?.round ?? this.round;
+    return trajectoryId({ runId: this.runId, round, group, sample, attempt, incarnation: this.incarnation });
   }
 
-  /** Ingests one scored trajectory. Idempotent on trajectory id. */
-  ingest(st: ScoredTrajectory): IngestResult {
+  /**
+   * Ingests one scored trajectory. Idempotent on trajectory id. A trainable result produced by a
+   * policy version below `staleBelow` is excluded as `stale` (its slot re-dispatched).
+   */
+  ingest(st: ScoredTrajectory, staleBelow = 0): IngestResult {
     const id = st.trajectoryId;
     if (this.seen.has(id) || this.consumed.has(id)) return { kind: 'duplicate' };
     let key;
@@ -118,10 +138,10 @@ export class RoundLedger {
       return { kind: 'late', cause: 'malformed' };
     }
     if (key.runId !== this.runId) return { kind: 'late', cause: 'other_run' };
-    if (key.round !== this.round) return { kind: 'late', cause: 'other_round' };
     const g = this.groups.get(key.group);
-    const slot = g?.samples[key.sample];
-    if (!g || !slot) return { kind: 'late', cause: 'unknown_group' };
+    if (!g || g.round !== key.round) return { kind: 'late', cause: key.round !== this.round ? 'other_round' : 'unknown_group' };
+    const slot = g.samples[key.sample];
+    if (!slot) return { kind: 'late', cause: 'unknown_group' };
     const taskId = st.trajectory?.request?.task?.id;
     const known = slot.outstanding.includes(id) || slot.acceptedId === id;
     // A result from before a crash whose dispatch the ledger never recorded is taken only when it
@@ -139,14 +159,15 @@ export class RoundLedger {
     }
     this.seen.add(id);
     slot.outstanding = slot.outstanding.filter((o) => o !== id);
-    if (st.trainable) {
+    const stale = st.trainable && Number(st.trajectory?.policyVersion ?? 0n) < staleBelow;
+    if (st.trainable && !stale) {
       slot.status = 'done';
       slot.acceptedId = id;
       slot.scored = st;
       return { kind: 'trainable', group: g, completed: this.settle(g) };
     }
     this.consumed.add(id);
-    const reason = st.excludedReason || 'excluded';
+    const reason = stale ? REASON_STALE : st.excludedReason || 'excluded';
     slot.excludedReasons.push(reason);
     if (slot.outstanding.length > 0) return { kind: 'excluded', group: g, reason, completed: false };
     if (slot.attempt + 1 < this.maxAttempts) {
@@ -211,6 +232,78 @@ export class RoundLedger {
     return n;
   }
 
+  /**
+   * Async mode, at an update: the ledger of round `round`, holding this ledger's groups that are
+   * still pending (moved, not copied: this ledger keeps the groups decided in its round) with the
+   * ids of theirs already consumed, so a redelivery stays a duplicate.
+   */
+  carryOver(round: number): RoundLedger {
+    const next = new RoundLedger(this.runId, round, this.maxAttempts, this.incarnation);
+    next.nextGroup = this.nextGroup;
+    for (const [n, g] of [...this.groups]) {
+      if (g.fate !== 'pending') continue;
+      next.groups.set(n, g);
+      this.groups.delete(n);
+    }
+    const carried = (id: string): boolean => {
+      try {
+        const k = parseTrajectoryId(id);
+        return next.groups.get(k.group)?.round === k.round;
+      } catch {
+        return false;
+      }
+    };
+    for (const id of this.consumed) if (carried(id)) next.consumed.add(id);
+    for (const id of this.seen) if (carried(id)) next.seen.add(id);
+    return next;
+  }
+
+  /**
+   * Async mode, after an update: results of pending groups produced by a policy version below
+   * `minVersion` are refused as `stale` (their ids consumed) and their slots re-dispatched under a
+   * new attempt. Returns the re-dispatches to publish and the refused ids (to ack).
+   */
+  expireStale(minVersion: number): { redispatch: Redispatch[]; expired: string[] } {
+    const redispatch: Redispatch[] = [];
+    const expired: string[] = [];
+    for (const g of this.groups.values()) {
+      if (g.fate !== 'pending') continue;
+      for (const s of g.samples) {
+        if (s.status !== 'done' || !s.scored || !s.acceptedId) continue;
+        if (Number(s.scored.trajectory?.policyVersion ?? 0n) >= minVersion) continue;
+        expired.push(s.acceptedId);
+        this.consumed.add(s.acceptedId);
+        s.excludedReasons.push(REASON_STALE);
+        s.attempt += 1;
+        s.status = 'in_flight';
+        delete s.acceptedId;
+        delete s.scored;
+        s.trajectoryId = this.id(g.group, s.sample, s.attempt);
+        s.outstanding = [s.trajectoryId];
+        redispatch.push({ group: g, sample: s.sample, attempt: s.attempt, trajectoryId: s.trajectoryId });
+      }
+    }
+    return { redispatch, expired };
+  }
+
+  /** Groups still waiting for results. */
+  pendingGroups(): number {
+    let n = 0;
+    for (const g of this.groups.values()) if (g.fate === 'pending') n++;
+    return n;
+  }
+
+  /** Whether `id` is the accepted result of a group still pending (its delivery stays held). */
+  holds(id: string): boolean {
+    try {
+      const k = parseTrajectoryId(id);
+      const g = this.groups.get(k.group);
+      return g !== undefined && g.round === k.round && g.fate === 'pending' && g.samples[k.sample]?.acceptedId === id;
+    } catch {
+      return false;
+    }
+  }
+
   /** Decides a complete group's fate and advantages, once. */
   private settle(g: GroupState): boolean {
     if (g.fate !== 'pending') return false;
@@ -270,8 +363,10 @@ export class RoundLedger {
       incarnation: this.incarnation,
       maxAttempts: this.maxAttempts,
       consumed: [...this.consumed],
+      nextGroup: this.nextGroup,
       groups: [...this.groups.values()].map((g) => ({
         group: g.group,
+        round: g.round,
         task: toJson(TaskSchema, g.task),
         fate: g.fate === 'abandoned' ? 'abandoned' : 'pending',
         samples: g.samples.map((s) => ({
@@ -296,10 +391,12 @@ export class RoundLedger {
     if (j.format !== 1) throw new RangeError(`round ledger: unknown format ${String(j.format)}`);
     const l = new RoundLedger(j.runId, j.round, j.maxAttempts, incarnation);
     for (const c of j.consumed) l.consumed.add(c);
+    l.nextGroup = j.nextGroup ?? 0;
     for (const g of j.groups) {
       const task = fromJson(TaskSchema, g.task as never);
+      l.nextGroup = Math.max(l.nextGroup, g.group + 1);
       l.groups.set(g.group, {
-        round: j.round,
+        round: g.round ?? j.round,
         group: g.group,
         task,
         fate: g.fate === 'abandoned' ? 'abandoned' : 'pending',

@@ -6,7 +6,7 @@ import { hostOf } from '@owrl/core';
 import { make, RunCountersSchema, terminationClassName, type ScoredTrajectory } from '@owrl/proto';
 import { recordShadow } from './judge-calibration.js';
 import type { LearnerMetrics } from './metrics.js';
-import type { GroupState, IngestResult } from './round-ledger.js';
+import { REASON_STALE, type GroupState, type IngestResult } from './round-ledger.js';
 import type { RunStateStore } from './run-state-store.js';
 
 export class RoundStats {
@@ -14,6 +14,8 @@ export class RoundStats {
   readonly terminations: Record<string, number> = {};
   /** Exclusion causes of the round's results. */
   readonly excluded: Record<string, number> = {};
+  /** Groups whose fate was counted (`round/group`): a group decided again after a restart is counted once. */
+  private readonly decided = new Set<string>();
 
   constructor(
     private readonly store: RunStateStore,
@@ -68,6 +70,21 @@ export class RoundStats {
     this.metrics.excluded.inc({ reason: res.reason });
   }
 
+  /**
+   * Async mode: `n` results counted trainable went stale before their group was trained: they
+   * count as excluded (`stale`) instead, so trainable results stay those trained.
+   */
+  expiredStale(n: number): void {
+    if (n === 0) return;
+    const c = this.c;
+    c.trainable -= BigInt(n);
+    c.excluded += BigInt(n);
+    this.excluded[REASON_STALE] = (this.excluded[REASON_STALE] ?? 0) + n;
+    const e = this.store.mutable.excluded;
+    e[REASON_STALE] = (e[REASON_STALE] ?? 0n) + BigInt(n);
+    this.metrics.excluded.inc({ reason: REASON_STALE }, n);
+  }
+
   /** The in-flight count, from the ledger (exact after a restart too). */
   inFlight(n: number): void {
     this.c.inFlight = BigInt(n);
@@ -75,6 +92,9 @@ export class RoundStats {
 
   /** A complete group's fate (decided once by the ledger). */
   groupDecided(g: GroupState): void {
+    const key = `${g.round}/${g.group}`;
+    if (this.decided.has(key)) return;
+    this.decided.add(key);
     const c = this.c;
     if (g.fate === 'kept') c.groupsKept += 1n;
     else if (g.fate === 'dropped_all_zero') c.groupsDroppedAllZero += 1n;
@@ -83,12 +103,13 @@ export class RoundStats {
     this.metrics.groups.inc({ fate: g.fate });
   }
 
-  toJSON(): { terminations: Record<string, number>; excluded: Record<string, number> } {
-    return { terminations: { ...this.terminations }, excluded: { ...this.excluded } };
+  toJSON(): { terminations: Record<string, number>; excluded: Record<string, number>; decided: string[] } {
+    return { terminations: { ...this.terminations }, excluded: { ...this.excluded }, decided: [...this.decided] };
   }
 
-  restore(j: { terminations?: Record<string, number>; excluded?: Record<string, number> }): void {
+  restore(j: { terminations?: Record<string, number>; excluded?: Record<string, number>; decided?: string[] }): void {
     Object.assign(this.terminations, j.terminations ?? {});
     Object.assign(this.excluded, j.excluded ?? {});
+    for (const k of j.decided ?? []) this.decided.add(k);
   }
 }

@@ -1,23 +1,12 @@
 // Update health of one policy update, recorded once into the round summary (RunState) and the
 // metrics: per PPO epoch loss, clip fraction, approximate KL, gradient norm, mean ratio and the
 // effective learning rate the trust region allowed.
-import { EpochStatSchema, make, type RoundSummary } from '@owrl/proto';
-import type { EpochStats } from '@owrl/rl';
+import type { RoundSummary } from '@owrl/proto';
+import { epochStatMessage, type EpochStats } from '@owrl/rl';
 import type { LearnerMetrics } from './metrics.js';
 
 export function recordUpdateHealth(summary: RoundSummary, epochs: readonly EpochStats[], metrics: LearnerMetrics): void {
-  summary.epochs = epochs.map((e) =>
-    make(EpochStatSchema, {
-      epoch: e.epoch,
-      loss: e.loss,
-      clipFraction: e.clipFraction,
-      approxKl: e.approxKl,
-      gradNorm: e.gradNorm,
-      meanRatio: e.meanRatio,
-      learningRate: e.learningRate,
-      actions: BigInt(e.actions),
-    }),
-  );
+  summary.epochs = epochs.map(epochStatMessage);
   const last = epochs[epochs.length - 1];
   summary.loss = last?.loss ?? 0;
   summary.clipFraction = last?.clipFraction ?? 0;

@@ -106,3 +106,62 @@ void test('a round timeout abandons what is still in flight', () => {
   assert.equal(l.groups.get(1)?.fate, 'abandoned');
   assert.throws(() => l.addGroup(1, task, 2), /group 1 of round 0 already exists/);
 });
+
+function scoredAt(id: string, taskId: string, reward: number, policyVersion: number) {
+  const st = scoredFor(id, taskId, reward);
+  st.trajectory!.policyVersion = BigInt(policyVersion);
+  return st;
+}
+
+void test('async: a stale result is refused and its slot re-dispatched; a fresh one is taken', () => {
+  const l = new RoundLedger('run', 5, 3, 0);
+  const ids = l.addGroup(0, task, 2);
+  const st = l.ingest(scoredAt(ids[0]!, 't1', 1, 1), 2);
+  assert.ok(st.kind === 'excluded' && st.reason === 'stale' && st.redispatch?.attempt === 1, JSON.stringify(st));
+  assert.equal(l.ingest(scoredAt(ids[0]!, 't1', 1, 1), 2).kind, 'duplicate', 'the stale result is consumed once');
+  assert.equal(l.ingest(scoredAt('run/5/0/0/1@0', 't1', 1, 2), 2).kind, 'trainable');
+  const done = l.ingest(scoredAt(ids[1]!, 't1', 0, 3), 2);
+  assert.ok(done.kind === 'trainable' && done.completed);
+  assert.deepEqual(l.groups.get(0)?.samples[0]?.excludedReasons, ['stale']);
+});
+
+void test('async: groups in flight at an update carry over with their ids, results and dedupe; decided ones stay', () => {
+  const other = make(TaskSchema, { id: 't2', startUrl: 'http://127.0.0.1:2/', instruction: 'y', difficulty: 1 });
+  const l = new RoundLedger('run', 4, 3, 1);
+  const a = l.addGroup(0, task, 2);
+  const b = l.addGroup(1, other, 2);
+  l.ingest(scoredAt(a[0]!, 't1', 1, 0));
+  l.ingest(scoredAt(a[1]!, 't1', 0, 0));
+  assert.equal(l.groups.get(0)?.fate, 'kept');
+  l.ingest(scoredAt(b[0]!, 't2', 1, 0));
+  const ex = l.ingest(scoredFor(b[1]!, 't2', null, 'dns'));
+  assert.equal(ex.kind, 'excluded');
+  assert.equal(l.holds(b[0]!), true, 'a pending group holds its result');
+  assert.equal(l.holds(a[0]!), false, 'a decided group holds nothing');
+
+  const n = l.carryOver(5);
+  assert.deepEqual([...l.groups.keys()], [0], 'the decided group stays in its round');
+  assert.deepEqual([...n.groups.keys()], [1]);
+  assert.equal(n.groups.get(1)?.round, 4, 'a carried group keeps the round it was dispatched in');
+  assert.equal(n.nextGroup, 2, 'group numbers never repeat along the chain');
+  assert.deepEqual(n.addGroup(n.nextGroup, task, 2), ['run/5/2/0/0@1', 'run/5/2/1/0@1']);
+  assert.equal(n.ingest(scoredFor(b[1]!, 't2', null, 'dns')).kind, 'duplicate', 'consumed ids carry over');
+  assert.equal(n.ingest(scoredAt(b[0]!, 't2', 1, 0)).kind, 'duplicate', 'seen ids carry over');
+  assert.deepEqual(n.ingest(scoredAt('run/5/1/0/0@1', 't2', 1, 0)), { kind: 'late', cause: 'unknown_group' }, 'an id naming the wrong round for a group is refused');
+  assert.deepEqual(n.ingest(scoredAt('run/3/0/0/0@1', 't1', 1, 0)), { kind: 'late', cause: 'other_round' });
+
+  // The update moved the policy on: the carried result went stale and its slot is dispatched again.
+  const { redispatch, expired } = n.expireStale(3);
+  assert.deepEqual(expired, [b[0]]);
+  assert.deepEqual(redispatch.map((r) => r.trajectoryId), ['run/4/1/0/1@1']);
+  assert.equal(n.holds(b[0]!), false);
+  assert.equal(n.ingest(scoredAt(b[0]!, 't2', 1, 0)).kind, 'duplicate');
+
+  // The carried ledger survives a crash like any other.
+  const r = RoundLedger.restore(JSON.parse(JSON.stringify(n.toJSON())) as ReturnType<RoundLedger['toJSON']>, 2);
+  assert.equal(r.groups.get(1)?.round, 4);
+  assert.equal(r.nextGroup, 3);
+  const again = r.redispatchMissing().map((x) => x.trajectoryId).sort();
+  assert.deepEqual(again, ['run/4/1/0/1@2', 'run/4/1/1/1@2', 'run/5/2/0/0@2', 'run/5/2/1/0@2']);
+  assert.equal(r.ingest(scoredAt('run/4/1/0/1@1', 't2', 0, 3)).kind, 'trainable', 'the pre-crash attempt still counts');
+});

@@ -1,7 +1,9 @@
 // `owrl demo`: a whole training run on this machine. Starts a JetStream server when NATS_URL is
 // unset, then the bundled sites, the learner, the judge and N actors as separate processes; shows
 // progress per round, and the web console (owrl console) while it runs; ends with a summary and a
-// report (learning curve, failure breakdown, plots).
+// report (learning curve, failure breakdown, plots). With --policy openai the actors run a model
+// behind an OpenAI-compatible endpoint (vLLM, SGLang) and the learner hands every update to the
+// trainer at --trainer (owrl.v1.Trainer); the actors make the engine load each new version.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,6 +36,29 @@ export interface DemoOptions {
   /** Warm-up demonstration tasks per suite. */
   warmupTasks: number;
   warmupEpochs: number;
+  /** The actors' policy backend: the built-in pointer policy, or a model behind an OpenAI-compatible endpoint. */
+  policy: 'pointer' | 'openai';
+  /** openai: the endpoint's API base (e.g. http://vllm:8000/v1), the served model, the engine. */
+  baseUrl: string;
+  model: string;
+  engine: 'vllm' | 'sglang' | 'openai';
+  /** host:port of an owrl.v1.Trainer every update goes to; '' = the built-in trainer in the learner. */
+  trainer: string;
+  /** The learner's mode (OWRL_MODE): sync or async. */
+  mode: string;
+}
+
+/** The settings of a demo that are checked before anything starts. @throws Error naming the option. */
+export function checkDemoPolicy(o: Pick<DemoOptions, 'policy' | 'baseUrl' | 'model' | 'trainer' | 'warmup'>): void {
+  if (o.trainer !== '' && !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(o.trainer)) throw new Error(`--trainer must be HOST:PORT of an owrl.v1.Trainer, not ${JSON.stringify(o.trainer)}`);
+  if (o.policy !== 'openai') {
+    if (o.baseUrl || o.model) throw new Error('--base-url and --model go with --policy openai');
+    return;
+  }
+  if (!/^https?:\/\/[^/]/.test(o.baseUrl)) throw new Error(`--policy openai needs --base-url URL, the OpenAI-compatible API base (e.g. http://vllm:8000/v1); got ${JSON.stringify(o.baseUrl)}`);
+  if (o.model === '') throw new Error('--policy openai needs --model NAME, the model the endpoint serves (e.g. Qwen/Qwen3-VL-4B-Instruct)');
+  if (o.trainer === '') throw new Error('--policy openai needs --trainer HOST:PORT: the built-in trainer trains only the pointer policy; give a trainer that takes token traces (docs/trainer.md)');
+  if (o.warmup) throw new Error('--warmup clones the scripted solvers into the pointer policy; it does not go with --policy openai');
 }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../..');
@@ -54,6 +79,7 @@ async function waitHttp(url: string, timeoutMs: number): Promise<void> {
 }
 
 export async function runDemo(o: DemoOptions, out: (line: string) => void): Promise<RunReport> {
+  checkDemoPolicy(o);
   const runDir = path.resolve(o.outDir, o.runId);
   fs.mkdirSync(runDir, { recursive: true });
   const procs = new ProcessGroup(path.join(runDir, 'logs'));
@@ -137,7 +163,9 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
       OWRL_ARTIFACT_PORT: String(artifactPort),
       OWRL_DATA_DIR: path.join(runDir, 'learner'),
       OWRL_CONTROL_TOKEN: controlToken,
+      OWRL_MODE: o.mode,
       ...(o.warmup ? { OWRL_INIT_POLICY: initPolicy } : {}),
+      ...(o.trainer ? { OWRL_TRAINER: o.trainer } : {}),
     });
     procs.start('judge', serviceMain('judge'), { ...common });
     for (let i = 0; i < o.actors; i++) {
@@ -146,6 +174,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
         OWRL_ACTOR_ID: `actor-${i + 1}`,
         OWRL_SLOTS: String(o.slots),
         OWRL_ALLOW_HOSTS: `127.0.0.1:${sitesPort}`,
+        ...(o.policy === 'openai' ? { OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: o.baseUrl, OWRL_POLICY_MODEL: o.model, OWRL_POLICY_ENGINE: o.engine } : {}),
       });
     }
     procs.start('console', serviceMain('console'), {
@@ -158,6 +187,8 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
     out(`learner gRPC at 127.0.0.1:${grpcPort} (try: npx owrl status --learner 127.0.0.1:${grpcPort})`);
     out(`console at http://127.0.0.1:${consolePort}/ (control token in ${tokenFile})`);
     out(`started learner, judge and ${o.actors} actors × ${o.slots} browser slots; logs in ${path.join(runDir, 'logs')}`);
+    if (o.policy === 'openai') out(`policy: ${o.model} at ${o.baseUrl} (${o.engine}); updates go to the trainer at ${o.trainer}`);
+    else if (o.trainer) out(`updates go to the trainer at ${o.trainer}`);
 
     client = new LearnerClientHandle(`127.0.0.1:${grpcPort}`);
     fs.writeFileSync(path.join(runDir, 'learner.addr'), `127.0.0.1:${grpcPort}\n`);
@@ -173,10 +204,11 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
         await new Promise((r) => setTimeout(r, 500));
         continue;
       }
-      while (printed < state.rounds.length) {
-        const r = state.rounds[printed];
-        if (r) out(formatRound(r, state.roundsTotal));
-        printed++;
+      // By round number: RunState.rounds thins old rounds on long runs, so indexes shift.
+      for (const r of state.rounds) {
+        if (Number(r.round) < printed) continue;
+        out(formatRound(r, state.roundsTotal));
+        printed = Number(r.round) + 1;
       }
       if (state.phase === RunPhase.FINISHED || state.phase === RunPhase.FAILED) break;
       await new Promise((r) => setTimeout(r, 500));

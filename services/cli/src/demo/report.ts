@@ -119,7 +119,8 @@ export function buildReport(s: RunState, wallS: number): RunReport {
     update_health: health,
     last_epoch_clip: { mean: r4(mean(lastClips)), max: r4(Math.max(0, ...lastClips)) },
     run_id: s.runId,
-    rounds: s.rounds.length,
+    // The last round's number + 1: on a long run RunState.rounds holds old rounds thinned.
+    rounds: s.rounds.length > 0 ? Number(s.rounds[s.rounds.length - 1]?.round ?? 0n) + 1 : 0,
     policy_version: Number(s.policyVersion),
     success_first: curve[0] ?? 0,
     success_last3: Number(mean(last3.map((r) => r.successRate)).toFixed(4)),

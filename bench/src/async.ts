@@ -1,0 +1,87 @@
+// Async benchmark: the same training budget (rounds × kept groups per update) in sync and in
+// async mode, one after the other in this one invocation, on the four-site mix with long-tailed
+// episode times: the sites' latency fault rules delay a few page loads by seconds and many by a
+// fraction of one, so in sync mode most rounds wait for a straggler while slots stand idle.
+// Real NATS, Chromium and separate processes (owrl demo). Figures: training wall time of each mode
+// (first dispatch to the last update), speedup, success over the last three rounds, staleness.
+// Extra arguments go to both demos.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Both modes get this budget; the slots outnumber a sync round's rollouts in flight at its tail. */
+const BUDGET = ['--rounds', '10', '--groups', '3', '--group-size', '4', '--actors', '2', '--slots', '4', '--tasks', '60', '--difficulties', '1,2,3', '--curriculum', '10:6', '--no-warmup'];
+
+/** Long-tailed page loads on the bundled sites (not the sites' API the learner reads tasks from). */
+const FAULTS = [
+  { match: { path: '~^/(shop|travel|wiki|mail)(/|$)' }, fault: { kind: 'latency', ms: 5000, jitter_ms: 3000 }, probability: 0.06, seed: 11 },
+  { match: { path: '~^/(shop|travel|wiki|mail)(/|$)' }, fault: { kind: 'latency', ms: 400, jitter_ms: 300 }, probability: 0.3, seed: 12 },
+];
+
+interface Round {
+  wallS: number;
+  publishS: number;
+  successRate: number;
+  episodes: number;
+}
+
+interface DemoJson {
+  report: { success_last3: number; rounds: number };
+  state: { rounds: Round[]; staleness?: { counts: number[]; p50: number; p99: number; dropped: number }; counters: Record<string, number> };
+}
+
+async function demo(out: string, mode: string, faults: string, extra: string[]): Promise<DemoJson> {
+  const json = path.join(out, `result-${mode}.json`);
+  const code = await new Promise<number | null>((resolve) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'services/cli/bin/owrl.js'), 'demo', '--out', out, '--json', json, '--mode', mode, '--run-id', `bench-${mode}`, ...BUDGET, ...extra], {
+      stdio: ['ignore', 2, 2],
+      env: { ...process.env, OWRL_SITES_FAULTS: faults, OWRL_LOG_LEVEL: process.env['OWRL_LOG_LEVEL'] ?? 'warn' },
+    });
+    child.once('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`the ${mode} demo exited with code ${code}`);
+  return JSON.parse(fs.readFileSync(json, 'utf8')) as DemoJson;
+}
+
+const r3 = (x: number): number => Number(x.toFixed(3));
+/** Training wall time: every round from its first dispatch to its published update. */
+const trainS = (d: DemoJson): number => d.state.rounds.reduce((a, r) => a + r.wallS + (r.publishS ?? 0), 0);
+
+export async function asyncBench(args: string[]): Promise<Record<string, unknown>> {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-bench-async-'));
+  const faults = path.join(out, 'faults.json');
+  fs.writeFileSync(faults, JSON.stringify(FAULTS));
+  try {
+    process.stderr.write('bench async: sync mode\n');
+    const sync = await demo(out, 'sync', faults, args);
+    process.stderr.write('bench async: async mode, same budget\n');
+    const asy = await demo(out, 'async', faults, args);
+    const st = asy.state.staleness;
+    const episodes = (d: DemoJson): number => d.state.rounds.reduce((a, r) => a + r.episodes, 0);
+    return {
+      bench: 'async',
+      rounds: sync.state.rounds.length,
+      train_s_sync: r3(trainS(sync)),
+      train_s_async: r3(trainS(asy)),
+      episodes_sync: episodes(sync),
+      episodes_async: episodes(asy),
+      dispatched_sync: sync.state.counters['dispatched'] ?? 0,
+      dispatched_async: asy.state.counters['dispatched'] ?? 0,
+      stale_dropped: st?.dropped ?? 0,
+      staleness_counts: st?.counts ?? [],
+      staleness_p50: st?.p50 ?? 0,
+      curve_sync: sync.state.rounds.map((r) => r3(r.successRate)),
+      curve_async: asy.state.rounds.map((r) => r3(r.successRate)),
+      speedup: r3(trainS(sync) / Math.max(1e-9, trainS(asy))),
+      success_sync: r3(sync.report.success_last3),
+      success_async: r3(asy.report.success_last3),
+      staleness_p99: st?.p99 ?? 0,
+    };
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+}

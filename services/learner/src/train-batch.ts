@@ -1,0 +1,76 @@
+// The update request the learner hands to its trainer (docs/trainer.md): exactly the round's kept
+// groups, each sample with the advantage the round ledger decided, the policy version that
+// generated it, and per step the policy trace as the actor recorded it (a pointer trace, or a
+// token trace with prompt and completion token ids, behaviour log-probs, loss mask and image
+// references). Token steps the server gave no ids or log-probs for (`incomplete`) cannot be
+// trained and are left out, counted. Pure logic.
+import { clone, create, PolicyTraceSchema, SCHEMA_VERSION, TrainGroupSchema, TrainHeaderSchema, TrainSampleSchema, TrainStepSchema, type TrainGroup, type TrainHeader, type TrainHyperparams } from '@owrl/proto';
+import type { GroupState } from './round-ledger.js';
+
+export interface TrainBatch {
+  header: TrainHeader;
+  groups: TrainGroup[];
+  /** Steps handed over, and steps left out (no usable trace). */
+  steps: number;
+  skippedSteps: number;
+  /** Mean reward over the batch's samples. */
+  meanReward: number;
+}
+
+/** Idempotency key of the update that produces `target` (the contract's batch_id). */
+export function batchId(runId: string, target: bigint): string {
+  return `${runId}/update-${target}`;
+}
+
+/**
+ * The request for the update from `baseVersion` to `baseVersion + 1` over `kept` (groups whose
+ * fate is `kept`; any other group is an error of the caller).
+ */
+export function buildTrainBatch(runId: string, kept: readonly GroupState[], baseVersion: bigint, hyper: TrainHyperparams): TrainBatch {
+  let steps = 0;
+  let skippedSteps = 0;
+  let rewardSum = 0;
+  let samples = 0;
+  const groups = kept.map((g) => {
+    if (g.fate !== 'kept') throw new Error(`group ${g.group} of round ${g.round} has fate ${g.fate}; only kept groups are trained`);
+    return create(TrainGroupSchema, {
+      taskId: g.task.id,
+      round: BigInt(g.round),
+      group: g.group,
+      samples: g.samples.map((s, i) => {
+        const traj = s.scored?.trajectory;
+        const reward = g.rewards[i] ?? 0;
+        rewardSum += reward;
+        samples += 1;
+        const trained = (traj?.steps ?? []).flatMap((st) => {
+          const t = st.trace;
+          const usable = t?.kind.case === 'pointer' || (t?.kind.case === 'tokens' && !t.kind.value.incomplete && t.kind.value.tokenIds.length > 0 && t.kind.value.promptTokenIds.length > 0);
+          if (!t || !usable) {
+            skippedSteps += 1;
+            return [];
+          }
+          steps += 1;
+          return [create(TrainStepSchema, { index: st.index, trace: clone(PolicyTraceSchema, t) })];
+        });
+        return create(TrainSampleSchema, {
+          trajectoryId: s.acceptedId ?? traj?.trajectoryId ?? s.trajectoryId,
+          reward,
+          advantage: g.advantages[i] ?? 0,
+          policyVersion: traj?.policyVersion ?? 0n,
+          steps: trained,
+        });
+      }),
+    });
+  });
+  const header = create(TrainHeaderSchema, {
+    schemaVersion: SCHEMA_VERSION,
+    runId,
+    batchId: batchId(runId, baseVersion + 1n),
+    baseVersion,
+    targetVersion: baseVersion + 1n,
+    hyper,
+    groups: groups.length,
+    samples,
+  });
+  return { header, groups, steps, skippedSteps, meanReward: samples > 0 ? rewardSum / samples : 0 };
+}

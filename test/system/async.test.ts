@@ -1,0 +1,111 @@
+// Asynchronous mode across processes (real nats-server, sites, judge, two actors with Chromium,
+// the learner as its own process): dispatch keeps the actors' slots busy, updates run as soon as
+// enough kept groups are in, groups still in flight carry over into the next round — also across
+// a SIGKILL of the learner right after an update, before its checkpoint — and the run finishes
+// with every dispatched rollout scored once and each result trained, excluded (by cause, `stale`
+// included) or dropped as late exactly once, with no trained trajectory staler than the bound.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { RunPhase } from '@owrl/proto';
+import { startSystem } from '@owrl/testkit';
+
+const MAX_STALENESS = 1;
+
+void test('async mode: continuous dispatch, carried-over groups survive a learner kill, staleness bounded, counts add up', { timeout: 8 * 60_000 }, async () => {
+  const sys = await startSystem({
+    actors: 2,
+    slots: 2,
+    autostart: { learner: false },
+    learnerEnv: {
+      OWRL_MODE: 'async',
+      OWRL_MAX_STALENESS: String(MAX_STALENESS),
+      OWRL_ROUNDS: '4',
+      OWRL_GROUPS_PER_ROUND: '1',
+      OWRL_MAX_GROUPS_PER_ROUND: '3',
+      OWRL_GROUP_SIZE: '2',
+      OWRL_CURRICULUM: '1:3',
+      OWRL_DIFFICULTIES: '1',
+      OWRL_TASK_COUNT: '12',
+      OWRL_ROUND_TIMEOUT_S: '180',
+      OWRL_SCORED_ACK_WAIT_S: '3',
+      OWRL_RESUME: '1',
+      OWRL_CRASH_AT: 'after_update:2',
+    },
+  });
+  try {
+    const learner = sys.process('learner');
+    learner.start();
+    learner.expectExit();
+    const exit = await learner.exited();
+    assert.equal(exit.signal, 'SIGKILL', `the learner killed itself after its second update; log tail:\n${learner.tail()}`);
+    learner.setEnv({ OWRL_CRASH_AT: undefined });
+    learner.start();
+    const state = await sys.waitForPhase(RunPhase.FINISHED, { timeoutMs: 5 * 60_000 });
+    assert.equal(state.mode, 'async');
+    assert.equal(state.incarnation, 2);
+
+    const nc = await sys.natsConnection();
+    const jsm = await jetstreamManager(nc);
+    const settled = await (async () => {
+      for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
+        const tasks = await jsm.streams.info('OWRL_TASKS');
+        const scored = await jsm.streams.info('OWRL_SCORED');
+        const lc = await jsm.consumers.info('OWRL_SCORED', `learner_${sys.runId}`);
+        const s = await sys.runState();
+        const c = s.counters!;
+        if (tasks.state.messages === 0 && lc.num_pending === 0 && lc.num_ack_pending === 0 && BigInt(scored.state.messages) === c.trainable + c.excluded + c.lateDropped && BigInt(tasks.state.last_seq) === c.dispatched) {
+          return { s, dispatched: tasks.state.last_seq, scored: scored.state.messages };
+        }
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      const c = (await sys.runState()).counters!;
+      assert.fail(`counts never settled: learner dispatched ${c.dispatched}, trainable ${c.trainable}, excluded ${c.excluded}, late ${c.lateDropped}, in flight ${c.inFlight}`);
+    })();
+    const s = settled.s;
+    const c = s.counters!;
+    assert.equal(c.dispatched, BigInt(settled.dispatched), 'every dispatch is counted once');
+    assert.equal(BigInt(settled.scored), c.trainable + c.excluded + c.lateDropped, 'every scored result is ingested, excluded or dropped once');
+    assert.equal(Object.values(s.excluded).reduce((a, b) => a + b, 0n), c.excluded, 'exclusions add up by cause');
+    assert.equal(s.excluded['stale'] ?? 0n, c.staleDropped, 'stale drops are exclusions by cause');
+    assert.deepEqual(
+      s.rounds.map((r) => Number(r.round)),
+      [0, 1, 2, 3],
+    );
+    // None used twice: each trainable result is an episode of exactly one finished round.
+    assert.equal(BigInt(s.rounds.reduce((a, r) => a + r.episodes, 0)), c.trainable, 'trainable results = episodes of the finished rounds');
+    // Each group's fate counted once, also for groups decided again after the restart.
+    assert.equal(c.groupsKept, BigInt(s.rounds.reduce((a, r) => a + r.groupsKept, 0)), 'kept groups counted once');
+    assert.equal(
+      c.groupsDroppedAllZero + c.groupsDroppedAllOne,
+      BigInt(s.rounds.reduce((a, r) => a + r.groupsDroppedAllZero + r.groupsDroppedAllOne, 0)),
+      'dropped groups counted once',
+    );
+    // Staleness: every trained trajectory within the bound, counted in the run state and per round.
+    const st = s.staleness!;
+    assert.equal(st.maxStaleness, MAX_STALENESS);
+    assert.ok(st.counts.length <= MAX_STALENESS + 1, `lags ${st.counts.join(',')}`);
+    const trained = s.rounds.reduce((a, r) => a + r.groupsKept * 2, 0);
+    assert.equal(
+      st.counts.reduce((a, b) => a + Number(b), 0),
+      trained,
+      'one staleness count per trained trajectory',
+    );
+    assert.equal(st.dropped, c.staleDropped);
+    assert.equal(sys.failure(), null);
+    console.log(
+      JSON.stringify({
+        test: 'async',
+        dispatched: Number(c.dispatched),
+        trainable: Number(c.trainable),
+        excluded: Number(c.excluded),
+        late: Number(c.lateDropped),
+        stale_dropped: Number(c.staleDropped),
+        staleness_counts: st.counts.map(Number),
+        updates: Number(c.updates),
+      }),
+    );
+  } finally {
+    await sys.dispose();
+  }
+});
