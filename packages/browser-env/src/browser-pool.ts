@@ -4,7 +4,8 @@
 import { describeError } from '@owrl/core';
 import { BrowserInstance } from './browser-instance.js';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
-import { runEpisodeOn, validateSpec } from './episode-runner.js';
+import { runEpisodeOn } from './episode-runner.js';
+import { validateSpec } from './episode-spec.js';
 import { DnsVerdicts } from './guard.js';
 import { resolveOptions, type BrowserEnvOptions, type ResolvedOptions } from './options.js';
 import type { EpisodeHooks, EpisodePolicy, EpisodeResult, EpisodeSpec } from './types.js';

@@ -1,24 +1,28 @@
-// One episode on one browser (DESIGN §5): fresh context with the request guard, init navigation
-// with retries, the observe → decide → act → settle loop with its budgets and timeouts, the
-// termination class and reason, the final verifier expression and screenshot, and the context
-// closed within the close timeout. Never throws for site or browser failures: they become the
-// termination of the returned result.
-import { DEFAULTS, describeError, isTerminationReason, policyUnavailableReason, type HistoryEntry, type HistoryMode, type TerminationClassName, type TerminationReason } from '@owrl/core';
+// One episode on one browser (DESIGN §5), as named steps that read top to bottom:
+//   open      a fresh context with the request guard and the injected script, and its session
+//   start     init navigation with retries, first settle and observation, the start-page wall check
+//   step ×N   decide (the policy, bounded) → act (the tool calls) → settle → observe
+//   classify  whatever stopped the episode becomes a termination class and reason
+//   finalize  the verifier expression and screenshot of the final page, the context closed in time
+// Never throws for site or browser failures: they become the termination of the returned result.
+import { DEFAULTS, describeError, policyUnavailableReason, type HistoryEntry, type HistoryMode, type TerminationReason } from '@owrl/core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { bounded, msSince, settleWithin } from './async-util.js';
 import type { BrowserInstance } from './browser-instance.js';
+import { endOfFailedCall, httpHost } from './call-outcome.js';
 import { shortUrl } from './effects.js';
-import { BrowserEnvError, BrowserEnvErrorCode, EpisodeEnd } from './errors.js';
+import { episodeTimeouts } from './episode-spec.js';
+import { EpisodeEnd } from './errors.js';
 import { EpisodeSession } from './episode-session.js';
 import { installGuard, type DnsVerdicts } from './guard.js';
-import { HISTORY_MODES, historyEntry, parseErrorLine } from './history.js';
+import { historyEntry, parseErrorLine } from './history.js';
 import { navigateInitially } from './init-navigation.js';
+import { installInjectedScript } from './injected-script.js';
 import { checkUrl } from './net-policy.js';
 import { observe, type ObserveResult } from './observe.js';
 import type { EnvTimeouts, ResolvedOptions } from './options.js';
-import { popupWatchInPage } from './page-helpers.js';
 import { executeCall, type ExecContext } from './tools.js';
-import type { EpisodeHooks, EpisodePolicy, EpisodeResult, EpisodeSpec, EpisodeStep, EpisodeTermination, PageEval, StepDecision, StepTiming, ToolCallResult } from './types.js';
+import type { EpisodeHooks, EpisodePolicy, EpisodeResult, EpisodeSpec, EpisodeStep, EpisodeTermination, PageEval, StepDecision, StepTiming } from './types.js';
 
 export interface RunnerDeps {
   inst: BrowserInstance;
@@ -28,72 +32,8 @@ export interface RunnerDeps {
   onCloseTimeout(): void;
 }
 
-/**
- * Failure codes of a call that are effects the agent sees; any other code (a network failure of a
- * navigation) ends the episode with ENV_ERROR when it hit a site the episode had reached.
- */
-const NON_FATAL_CODES = new Set([
-  'blocked',
-  'aborted',
-  'bot_wall',
-  'http_5xx',
-  'timeout',
-  'bad_args',
-  'unknown_tool',
-  'element_not_found',
-  'out_of_viewport',
-  'not_editable',
-  'option_not_found',
-  'no_history',
-  'last_tab',
-  'bad_url',
-  'action_failed',
-]);
-
-/** @throws BrowserEnvError(BROWSER_ENV_BAD_SPEC) naming the field. */
-export function validateSpec(spec: EpisodeSpec): void {
-  const bad = (field: string, v: unknown, want: string): never => {
-    throw new BrowserEnvError(BrowserEnvErrorCode.BAD_SPEC, `episode spec ${field}=${JSON.stringify(v)} must be ${want}`);
-  };
-  if (typeof spec.startUrl !== 'string') bad('startUrl', spec.startUrl, 'a string');
-  if (typeof spec.instruction !== 'string') bad('instruction', spec.instruction, 'a string');
-  if (!Number.isInteger(spec.maxSteps) || spec.maxSteps < 1) bad('maxSteps', spec.maxSteps, 'an integer >= 1');
-  if (spec.historyMode !== undefined && !HISTORY_MODES.includes(spec.historyMode)) bad('historyMode', spec.historyMode, HISTORY_MODES.join(' | '));
-  if (spec.pageExpression !== undefined && typeof spec.pageExpression !== 'string') bad('pageExpression', spec.pageExpression, 'a string');
-  for (const [k, v] of Object.entries(spec.timeouts ?? {})) {
-    if (!(k in DEFAULTS.timeouts)) bad(`timeouts.${k}`, v, `one of ${Object.keys(DEFAULTS.timeouts).join(', ')}`);
-    const min = k === 'initRetries' ? 0 : 1;
-    if (v !== undefined && (!Number.isInteger(v) || v < min)) bad(`timeouts.${k}`, v, `an integer >= ${min}`);
-  }
-}
-
-/** host:port of an http(s) URL, null for anything else. */
-function httpHost(url: string): string | null {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.host : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Adds the hosts the tabs show now to `seen` (the sites this episode has reached). */
-function noteHosts(s: EpisodeSession, seen: Set<string>): void {
-  for (const p of s.pages()) {
-    const h = httpHost(p.url());
-    if (h) seen.add(h);
-  }
-}
-
-/**
- * Whether a failed navigation hit a site the episode had already reached (that site failed: the
- * episode ends), rather than a host the agent tried for the first time (a typo, a dead external
- * link: the agent sees the error and goes on, so a policy cannot escape training by them).
- */
-function failedOnSeenSite(r: ToolCallResult, seen: ReadonlySet<string>): boolean {
-  const url = r.effects.find((e) => e.evidence['url'])?.evidence['url'];
-  const host = url ? httpHost(url) : null;
-  return host === null || seen.has(host);
+export function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, policy: EpisodePolicy<T>, hooks: EpisodeHooks<T> = {}): Promise<EpisodeResult<T>> {
+  return new EpisodeRun(deps, spec, policy, hooks).run();
 }
 
 function zeroTiming(): StepTiming {
@@ -105,6 +45,432 @@ function addTiming(a: StepTiming, b: StepTiming): void {
   a.actionMs += b.actionMs;
   a.settleMs += b.settleMs;
   a.observeMs += b.observeMs;
+}
+
+/** The final page as the judge sees it. */
+interface FinalPage {
+  url: string;
+  pageEval: PageEval;
+  screenshot?: Uint8Array;
+}
+
+/** What the tool calls of a step came to. */
+interface ActOutcome {
+  /** The policy called done (its answer is recorded). */
+  done: boolean;
+  /** A failure that ends the episode once the step is recorded. */
+  fatal: EpisodeEnd | null;
+}
+
+class EpisodeRun<T> {
+  private readonly inst: BrowserInstance;
+  private readonly o: ResolvedOptions;
+  private readonly t: EnvTimeouts;
+  private readonly log: ResolvedOptions['logger'];
+  private readonly wall0 = performance.now();
+  /** Aborted with an EpisodeEnd by whatever cuts the episode short (caller, browser loss, task timeout). */
+  private readonly ctl = new AbortController();
+  private readonly signal = this.ctl.signal;
+  private taskTimer: ReturnType<typeof setTimeout> | undefined;
+
+  private context: BrowserContext | null = null;
+  private session: EpisodeSession | null = null;
+  private initAttempts = 0;
+  private initOk = false;
+  /** Set once the episode has ended: a step that completes after that is dropped. */
+  private finished = false;
+
+  private readonly steps: EpisodeStep<T>[] = [];
+  private readonly total = zeroTiming();
+  private readonly history: HistoryEntry[] = [];
+  private readonly shots: Uint8Array[] = [];
+  private readonly sitesSeen = new Set<string>();
+  private lastEffects: string[] = [];
+  private consecutiveParse = 0;
+  private finalAnswer = '';
+  private calledDone = false;
+  private errorInfo = { name: '', message: '', stack: '' };
+
+  constructor(
+    private readonly deps: RunnerDeps,
+    private readonly spec: EpisodeSpec,
+    private readonly policy: EpisodePolicy<T>,
+    private readonly hooks: EpisodeHooks<T>,
+  ) {
+    this.inst = deps.inst;
+    this.o = deps.o;
+    this.t = episodeTimeouts(deps.o.timeouts, spec);
+    this.log = deps.o.logger;
+  }
+
+  async run(): Promise<EpisodeResult<T>> {
+    let termination: EpisodeTermination;
+    this.watchForCutOff();
+    try {
+      termination = await bounded(this.play(), this.t.taskMs + 60_000, () => new EpisodeEnd('ENV_ERROR', 'task_timeout', 'the episode did not end'), this.signal);
+    } catch (e) {
+      termination = this.classify(e);
+    } finally {
+      this.finished = true;
+      this.stopWatching();
+    }
+    const final = await this.inspectFinalPage();
+    await this.closeContext();
+    return this.result(termination, final);
+  }
+
+  /** open → start → steps; resolves with how the policy ended the episode, throws for everything else. */
+  private async play(): Promise<EpisodeTermination> {
+    const s = await this.open();
+    let obs = await this.start(s);
+    const exec: ExecContext = { session: s, viewport: this.o.viewport, allowHosts: this.o.allowHosts, toolCallMs: this.t.toolCallMs, stepDeadline: 0, signal: this.signal };
+    for (let i = 0; i < this.spec.maxSteps; i++) {
+      const r = await this.step(s, exec, i, obs);
+      if ('termination' in r) return r.termination;
+      obs = r.obs;
+    }
+    return { cls: 'STEP_BUDGET_EXHAUSTED', reason: 'max_steps', message: `no done within ${this.spec.maxSteps} steps` };
+  }
+
+  // ---- cut-offs: the caller's abort, the browser lost, the task timeout ----
+
+  private endWith(end: EpisodeEnd): void {
+    if (!this.signal.aborted) this.ctl.abort(end);
+  }
+
+  private readonly onUserAbort = (): void => this.endWith(new EpisodeEnd('SANDBOX_ERROR', 'aborted', 'the episode was aborted by its caller'));
+
+  private readonly onLost = (): void =>
+    this.endWith(
+      this.inst.closedByUs
+        ? new EpisodeEnd('SANDBOX_ERROR', 'browser_closed', 'the browser pool closed Chromium during the episode')
+        : new EpisodeEnd('SANDBOX_ERROR', 'browser_crash', 'Chromium disconnected during the episode'),
+    );
+
+  private watchForCutOff(): void {
+    this.spec.signal?.addEventListener('abort', this.onUserAbort, { once: true });
+    this.inst.lostSignal.addEventListener('abort', this.onLost, { once: true });
+    if (this.spec.signal?.aborted) this.onUserAbort();
+    if (this.inst.dead) this.onLost();
+    this.taskTimer = setTimeout(() => this.endWith(new EpisodeEnd('ENV_ERROR', 'task_timeout', `the task exceeded ${this.t.taskMs} ms`)), this.t.taskMs);
+  }
+
+  private stopWatching(): void {
+    clearTimeout(this.taskTimer);
+    this.spec.signal?.removeEventListener('abort', this.onUserAbort);
+    this.inst.lostSignal.removeEventListener('abort', this.onLost);
+  }
+
+  // ---- open and start ----
+
+  /** A fresh context (guard, injected script) and its session. */
+  private async open(): Promise<EpisodeSession> {
+    const { o, inst, signal } = this;
+    const v = checkUrl(this.spec.startUrl, o.allowHosts);
+    if (!v.ok) throw new EpisodeEnd('INIT_ERROR', v.reason === 'private_address' ? 'blocked_url' : 'bad_url', `startUrl: ${v.detail}`);
+    try {
+      const context = await bounded(
+        inst.browser.newContext({
+          viewport: o.viewport,
+          userAgent: inst.userAgent,
+          locale: 'en-US',
+          serviceWorkers: 'block', // their requests would bypass the guard
+          acceptDownloads: true,
+        }),
+        this.t.closeMs,
+        () => new Error('creating a browser context timed out'),
+        signal,
+      );
+      this.context = context;
+      await installGuard(context, o.allowHosts, this.deps.dns, (b) => this.session?.onBlocked(b));
+      await installInjectedScript(context);
+      this.session = await EpisodeSession.open(context, this.log);
+      return this.session;
+    } catch (e) {
+      if (signal.aborted) throw signal.reason;
+      if (inst.dead) throw new EpisodeEnd('SANDBOX_ERROR', 'browser_crash', 'Chromium disconnected', { cause: e });
+      throw new EpisodeEnd('SANDBOX_ERROR', 'context_create', `cannot create a browser context: ${(e as Error)?.message}`, { cause: e });
+    }
+  }
+
+  /** The start page loaded (with retries), settled and observed; a wall there ends the episode. */
+  private async start(s: EpisodeSession): Promise<ObserveResult> {
+    await navigateInitially(s, this.spec.startUrl, { timeouts: this.t, backoffMs: this.o.initBackoffMs, signal: this.signal, log: this.log, attempts: (n) => (this.initAttempts = n) });
+    this.initOk = true;
+    const timing = zeroTiming();
+    const deadline = performance.now() + this.t.stepMs;
+    await this.settle(s, deadline, timing);
+    const obs = await this.observe(s, Math.max(deadline, performance.now() + 5000), timing);
+    addTiming(this.total, timing);
+    if (obs.wall) throw this.wallEnd(obs);
+    this.noteHosts(s);
+    return obs;
+  }
+
+  // ---- one step: decide → act → settle → observe ----
+
+  private async step(s: EpisodeSession, exec: ExecContext, i: number, obs: ObserveResult): Promise<{ termination: EpisodeTermination } | { obs: ObserveResult }> {
+    const deadline = performance.now() + this.t.stepMs;
+    exec.stepDeadline = deadline;
+    const timing = zeroTiming();
+    const pt = performance.now();
+    const d = await this.decide({ instruction: this.spec.instruction, observation: obs.observation, history: [...this.history], step: i, maxSteps: this.spec.maxSteps }, deadline);
+    timing.policyMs = msSince(pt);
+    const step = this.stepRecord(i, d, obs, timing);
+    const last = i === this.spec.maxSteps - 1;
+
+    if (d.generationLimit) {
+      await this.record(step);
+      const reason: TerminationReason = d.limitReason === 'context_overflow' ? 'context_overflow' : 'generation_limit';
+      return { termination: { cls: 'GENERATION_LIMIT', reason, message: reason === 'context_overflow' ? 'the prompt no longer fits the model context' : 'the policy hit its generation limit' } };
+    }
+    if (step.parseError) {
+      this.consecutiveParse++;
+      await this.record(step);
+      if (this.consecutiveParse >= DEFAULTS.maxConsecutiveFormatErrors) return { termination: { cls: 'FORMAT_ERROR', reason: 'format_error', message: `${this.consecutiveParse} consecutive unparseable outputs` } };
+      this.history.push(historyEntry(step, this.historyMode()));
+      // the agent sees the parse error in place of effects, on the same page
+      this.lastEffects = [step.parseErrorLine ?? parseErrorLine()];
+      obs.observation.lastEffects = [...this.lastEffects];
+      return { obs };
+    }
+    this.consecutiveParse = 0;
+
+    const at = performance.now();
+    const acted = await this.act(exec, step, Array.isArray(d.calls) ? d.calls : [], deadline);
+    timing.actionMs = msSince(at);
+    const urlAfterActions = s.active.url();
+    step.urlAfter = urlAfterActions;
+    if (acted.done) {
+      this.calledDone = true;
+      await this.record(step);
+      return { termination: { cls: 'COMPLETED', reason: 'done', message: 'the policy called done' } };
+    }
+    if (acted.fatal) {
+      await this.record(step);
+      throw acted.fatal;
+    }
+
+    await this.settle(s, deadline, timing);
+    this.noteLateNavigation(step, urlAfterActions, s.active.url());
+    this.lastEffects = step.results.flatMap((r) => r.effects.map((e) => e.line));
+    this.noteHosts(s);
+    if (last) {
+      await this.record(step);
+      return { obs };
+    }
+
+    const next = await this.observe(s, Math.max(deadline, performance.now() + Math.min(this.t.toolCallMs, 5000)), timing);
+    step.urlAfter = next.observation.url;
+    await this.record(step);
+    this.history.push(historyEntry(step, this.historyMode()));
+    if (next.wall && this.o.botWall === 'end') throw this.wallEnd(next);
+    return { obs: next };
+  }
+
+  /** The policy's decision within the policy and step timeouts; its failures end the episode as SANDBOX_ERROR. */
+  private async decide(input: Parameters<EpisodePolicy<T>['decide']>[0], stepDeadline: number): Promise<StepDecision<T>> {
+    const { signal } = this;
+    const own = new AbortController();
+    const ms = Math.max(1, Math.min(this.t.policyStepMs, stepDeadline - performance.now()));
+    try {
+      return await bounded(
+        this.policy.decide(input, AbortSignal.any([signal, own.signal])),
+        ms,
+        () => new EpisodeEnd('SANDBOX_ERROR', 'policy_timeout', `the policy did not decide within ${Math.round(ms)} ms`),
+        signal,
+      );
+    } catch (e) {
+      own.abort();
+      if (signal.aborted) throw signal.reason;
+      if (e instanceof EpisodeEnd) throw e;
+      const unavailable = policyUnavailableReason(e);
+      if (unavailable !== undefined) throw new EpisodeEnd('SANDBOX_ERROR', unavailable, `the policy backend could not answer: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+      throw new EpisodeEnd('SANDBOX_ERROR', 'policy_error', `the policy failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    }
+  }
+
+  private stepRecord(i: number, d: StepDecision<T>, obs: ObserveResult, timing: StepTiming): EpisodeStep<T> {
+    const urlBefore = obs.observation.url;
+    const step: EpisodeStep<T> = {
+      index: i,
+      reasoning: typeof d.reasoning === 'string' ? d.reasoning : '',
+      results: [],
+      urlBefore,
+      urlAfter: urlBefore,
+      trace: d.trace,
+      raw: typeof d.raw === 'string' ? d.raw : '',
+      parseError: d.parseError === true,
+      timing,
+      ...(obs.shot ? { screenshot: obs.shot } : {}),
+    };
+    if (step.parseError) step.parseErrorLine = parseErrorLine(d.parseErrorDetail);
+    return step;
+  }
+
+  /** Runs the calls in order until one fails, `done` succeeds or the step runs out of time. */
+  private async act(exec: ExecContext, step: EpisodeStep<T>, calls: StepDecision<T>['calls'], deadline: number): Promise<ActOutcome> {
+    for (const call of calls) {
+      if (performance.now() > deadline) return { done: false, fatal: new EpisodeEnd('ENV_ERROR', 'step_timeout', `step ${step.index} exceeded ${this.t.stepMs} ms`) };
+      const r = await executeCall(exec, call);
+      step.results.push(r);
+      if (call.name === 'done' && r.ok) {
+        const resp = call.args?.['response'];
+        this.finalAnswer = resp === undefined || resp === null ? '' : String(resp);
+        return { done: true, fatal: null };
+      }
+      if (!r.ok) return { done: false, fatal: endOfFailedCall(r, { step: step.index, stepMs: this.t.stepMs, botWall: this.o.botWall, sitesSeen: this.sitesSeen }) };
+    }
+    return { done: false, fatal: null };
+  }
+
+  private async settle(s: EpisodeSession, deadline: number, timing: StepTiming): Promise<void> {
+    const t = performance.now();
+    await bounded(s.settle(Math.min(t + this.o.settleMaxMs, deadline)), Math.max(1, deadline - t) + 1000, () => new EpisodeEnd('ENV_ERROR', 'step_timeout', 'settling did not finish'), this.signal);
+    timing.settleMs += msSince(t);
+  }
+
+  /** A navigation that committed only after the reaction wait (slow server, delayed script) becomes the last call's effect. */
+  private noteLateNavigation(step: EpisodeStep<T>, urlAfterActions: string, urlSettled: string): void {
+    const lastResult = step.results[step.results.length - 1];
+    if (lastResult && urlSettled !== urlAfterActions && !lastResult.effects.some((e) => e.kind === 'navigated')) {
+      lastResult.effects = lastResult.effects.filter((e) => e.kind !== 'no_effect');
+      lastResult.effects.push({ kind: 'navigated', line: `navigated to ${shortUrl(urlSettled, urlAfterActions)}`, evidence: { url_before: urlAfterActions, url_after: urlSettled, late: 'true' } });
+    }
+    step.urlAfter = urlSettled;
+  }
+
+  private async observe(s: EpisodeSession, deadline: number, timing: StepTiming): Promise<ObserveResult> {
+    const t = performance.now();
+    const r = await bounded(
+      observe(s, {
+        lastEffects: this.lastEffects,
+        shots: this.shots,
+        takeScreenshot: this.policy.needsScreenshot && this.o.screenshots > 0,
+        inspect: this.spec.stepScreenshots === true,
+        keep: this.o.screenshots,
+        deadline,
+      }),
+      Math.max(1, deadline - t) + 1000,
+      () => new EpisodeEnd('ENV_ERROR', 'page_unresponsive', 'the observation did not finish in time'),
+      this.signal,
+    );
+    timing.observeMs += msSince(t);
+    return r;
+  }
+
+  /** Keeps the step and tells the hook, unless the episode has already ended. */
+  private async record(step: EpisodeStep<T>): Promise<void> {
+    if (this.finished) return;
+    this.steps.push(step);
+    addTiming(this.total, step.timing);
+    if (!this.hooks.onStep) return;
+    try {
+      await this.hooks.onStep(step);
+    } catch (e) {
+      this.log.warn({ err: describeError(e), step: step.index }, 'onStep hook failed');
+    }
+  }
+
+  private historyMode(): HistoryMode {
+    return this.spec.historyMode ?? 'full';
+  }
+
+  private wallEnd(obs: ObserveResult): EpisodeEnd {
+    return new EpisodeEnd('ENV_ERROR', 'bot_wall', `${obs.wall?.kind} at ${obs.observation.url} (${obs.wall?.marker})`);
+  }
+
+  /** Adds the hosts the tabs show now to the sites this episode has reached. */
+  private noteHosts(s: EpisodeSession): void {
+    for (const p of s.pages()) {
+      const h = httpHost(p.url());
+      if (h) this.sitesSeen.add(h);
+    }
+  }
+
+  // ---- classify and finalize ----
+
+  /** The termination for what stopped the episode; a browser crash seen meanwhile wins over the step's own failure. */
+  private classify(e: unknown): EpisodeTermination {
+    const { inst, signal } = this;
+    const sess = this.session;
+    const lost = (): EpisodeEnd => new EpisodeEnd('SANDBOX_ERROR', inst.closedByUs ? 'browser_closed' : 'browser_crash', 'Chromium disconnected', { cause: e });
+    let end: EpisodeEnd;
+    if (e instanceof EpisodeEnd) end = e;
+    else if (signal.aborted && signal.reason instanceof EpisodeEnd) end = signal.reason;
+    else if (inst.dead) end = lost();
+    else if (sess?.contextClosed) end = new EpisodeEnd('SANDBOX_ERROR', 'context_crash', 'the browser context closed unexpectedly', { cause: e });
+    else if (sess?.crashedPage) end = new EpisodeEnd('ENV_ERROR', 'page_crash', 'the page crashed', { cause: e });
+    else end = new EpisodeEnd('SANDBOX_ERROR', 'internal_error', (e as Error)?.message ?? String(e), { cause: e });
+    if (end.cls !== 'SANDBOX_ERROR' && inst.dead) end = lost();
+    const d = describeError(end.cause ?? end);
+    this.errorInfo = { name: d.name, message: d.message, stack: d.stack };
+    return { cls: end.cls, reason: end.code, message: end.message };
+  }
+
+  /** URL, verifier expression and a small screenshot of the final page, when it is still usable. */
+  private async inspectFinalPage(): Promise<FinalPage> {
+    const { inst, spec, initOk } = this;
+    const final: FinalPage = { url: '', pageEval: { evaluated: false, truthy: false, valueJson: '', error: '' } };
+    const sess = this.session;
+    const page = sess?.active;
+    if (sess && page && !page.isClosed() && !inst.dead && !sess.contextClosed && sess.crashedPage !== page) {
+      final.url = page.url();
+      if (spec.pageExpression && initOk) final.pageEval = await evaluateExpression(page, spec.pageExpression, Math.min(this.t.toolCallMs, 10_000));
+      else if (spec.pageExpression) final.pageEval.error = 'the start page never loaded';
+      // no screenshot when the start page never loaded: nothing to judge, and a pending load can stall it
+      const shot = spec.finalScreenshot === false || !initOk ? null : await settleWithin(page.screenshot({ type: 'jpeg', quality: 50, timeout: 5000 }), 6000, null);
+      if (shot) final.screenshot = new Uint8Array(shot.buffer, shot.byteOffset, shot.byteLength);
+    } else if (page) {
+      final.url = page.isClosed() ? '' : page.url();
+    }
+    return final;
+  }
+
+  /** Closes the context within the close timeout; one that hangs gets its browser recycled. */
+  private async closeContext(): Promise<void> {
+    const ctx = this.context;
+    if (!ctx || this.inst.dead) return;
+    const closed = await settleWithin(
+      ctx.close().then(() => true),
+      this.t.closeMs,
+      false,
+    );
+    if (!closed) {
+      this.log.warn({ browser: this.inst.id }, 'browser context did not close in time');
+      this.deps.onCloseTimeout();
+    }
+  }
+
+  private result(termination: EpisodeTermination, final: FinalPage): EpisodeResult<T> {
+    const { inst } = this;
+    const wallMs = msSince(this.wall0);
+    this.log.info({ termination: termination.cls, reason: termination.reason, steps: this.steps.length, wallMs: Math.round(wallMs), browser: inst.id }, 'episode finished');
+    const result: EpisodeResult<T> = {
+      steps: [...this.steps],
+      termination,
+      finalAnswer: this.finalAnswer,
+      calledDone: this.calledDone,
+      finalUrl: final.url,
+      pageEval: final.pageEval,
+      diagnostics: {
+        latencyTotal: this.total,
+        chromiumPssBytes: inst.pssBytes(),
+        chromiumRssBytes: inst.rssBytes(),
+        browserUptimeS: inst.uptimeS(),
+        browserEpisodes: inst.episodes,
+        initAttempts: this.initAttempts,
+        httpStatus: this.session?.lastDocStatus ?? 0,
+        finalUrl: final.url,
+        errorName: this.errorInfo.name,
+        errorMessage: this.errorInfo.message,
+        errorStack: this.errorInfo.stack,
+        wallMs,
+      },
+    };
+    if (final.screenshot) result.finalScreenshot = final.screenshot;
+    return result;
+  }
 }
 
 async function evaluateExpression(page: Page, expr: string, ms: number): Promise<PageEval> {
@@ -120,317 +486,4 @@ async function evaluateExpression(page: Page, expr: string, ms: number): Promise
   } catch (e) {
     return { evaluated: false, truthy: false, valueJson: '', error: (e as Error)?.message ?? String(e) };
   }
-}
-
-export async function runEpisodeOn<T>(deps: RunnerDeps, spec: EpisodeSpec, policy: EpisodePolicy<T>, hooks: EpisodeHooks<T> = {}): Promise<EpisodeResult<T>> {
-  const { inst, o } = deps;
-  const T: EnvTimeouts = { ...o.timeouts };
-  for (const [k, v] of Object.entries(spec.timeouts ?? {})) if (v !== undefined) T[k as keyof EnvTimeouts] = v;
-  const log = o.logger;
-  const wall0 = performance.now();
-  const steps: EpisodeStep<T>[] = [];
-  const total = zeroTiming();
-  let initAttempts = 0;
-  let termination: EpisodeTermination | null = null;
-  let errorInfo = { name: '', message: '', stack: '' };
-  let finalAnswer = '';
-  let calledDone = false;
-  let context: BrowserContext | null = null;
-  let session: EpisodeSession | null = null;
-  let initOk = false;
-
-  const ctl = new AbortController();
-  const signal = ctl.signal;
-  const endWith = (cls: TerminationClassName, reason: TerminationReason, message: string) => (): void => {
-    if (!signal.aborted) ctl.abort(new EpisodeEnd(cls, reason, message));
-  };
-  const onUserAbort = endWith('SANDBOX_ERROR', 'aborted', 'the episode was aborted by its caller');
-  const onLost = (): void =>
-    inst.closedByUs
-      ? endWith('SANDBOX_ERROR', 'browser_closed', 'the browser pool closed Chromium during the episode')()
-      : endWith('SANDBOX_ERROR', 'browser_crash', 'Chromium disconnected during the episode')();
-  spec.signal?.addEventListener('abort', onUserAbort, { once: true });
-  inst.lostSignal.addEventListener('abort', onLost, { once: true });
-  if (spec.signal?.aborted) onUserAbort();
-  if (inst.dead) onLost();
-  const taskTimer = setTimeout(endWith('ENV_ERROR', 'task_timeout', `the task exceeded ${T.taskMs} ms`), T.taskMs);
-
-  let finished = false;
-  const finishStep = async (step: EpisodeStep<T>): Promise<void> => {
-    if (finished) return; // a step completing after the episode was cut short is dropped
-    steps.push(step);
-    addTiming(total, step.timing);
-    if (hooks.onStep) {
-      try {
-        await hooks.onStep(step);
-      } catch (e) {
-        log.warn({ err: describeError(e), step: step.index }, 'onStep hook failed');
-      }
-    }
-  };
-
-  const decide = async (input: Parameters<EpisodePolicy<T>['decide']>[0], stepDeadline: number): Promise<StepDecision<T>> => {
-    const own = new AbortController();
-    const ms = Math.max(1, Math.min(T.policyStepMs, stepDeadline - performance.now()));
-    try {
-      return await bounded(
-        policy.decide(input, AbortSignal.any([signal, own.signal])),
-        ms,
-        () => new EpisodeEnd('SANDBOX_ERROR', 'policy_timeout', `the policy did not decide within ${Math.round(ms)} ms`),
-        signal,
-      );
-    } catch (e) {
-      own.abort();
-      if (signal.aborted) throw signal.reason;
-      if (e instanceof EpisodeEnd) throw e;
-      const unavailable = policyUnavailableReason(e);
-      if (unavailable !== undefined) throw new EpisodeEnd('SANDBOX_ERROR', unavailable, `the policy backend could not answer: ${(e as Error)?.message ?? String(e)}`, { cause: e });
-      throw new EpisodeEnd('SANDBOX_ERROR', 'policy_error', `the policy failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
-    }
-  };
-
-  const run = async (): Promise<void> => {
-    const v = checkUrl(spec.startUrl, o.allowHosts);
-    if (!v.ok) throw new EpisodeEnd('INIT_ERROR', v.reason === 'private_address' ? 'blocked_url' : 'bad_url', `startUrl: ${v.detail}`);
-    try {
-      context = await bounded(
-        inst.browser.newContext({
-          viewport: o.viewport,
-          userAgent: inst.userAgent,
-          locale: 'en-US',
-          serviceWorkers: 'block', // their requests would bypass the guard
-          acceptDownloads: true,
-        }),
-        T.closeMs,
-        () => new Error('creating a browser context timed out'),
-        signal,
-      );
-      await installGuard(context, o.allowHosts, deps.dns, (b) => session?.onBlocked(b));
-      await context.addInitScript(popupWatchInPage);
-      session = await EpisodeSession.open(context, log);
-    } catch (e) {
-      if (signal.aborted) throw signal.reason;
-      if (inst.dead) throw new EpisodeEnd('SANDBOX_ERROR', 'browser_crash', 'Chromium disconnected', { cause: e });
-      throw new EpisodeEnd('SANDBOX_ERROR', 'context_create', `cannot create a browser context: ${(e as Error)?.message}`, { cause: e });
-    }
-    const s: EpisodeSession = session;
-    await navigateInitially(s, spec.startUrl, { timeouts: T, backoffMs: o.initBackoffMs, signal, log, attempts: (n) => (initAttempts = n) });
-    initOk = true;
-
-    const mode: HistoryMode = spec.historyMode ?? 'full';
-    const wantShots = policy.needsScreenshot && o.screenshots > 0;
-    const shots: Uint8Array[] = [];
-    const history: HistoryEntry[] = [];
-    let lastEffects: string[] = [];
-    let consecutiveParse = 0;
-    const exec: ExecContext = { session: s, viewport: o.viewport, allowHosts: o.allowHosts, toolCallMs: T.toolCallMs, stepDeadline: 0, signal };
-
-    const observeNow = async (deadline: number, timing: StepTiming): Promise<ObserveResult> => {
-      const t = performance.now();
-      const r = await bounded(
-        observe(s, { lastEffects, shots, takeScreenshot: wantShots, inspect: spec.stepScreenshots === true, keep: o.screenshots, deadline }),
-        Math.max(1, deadline - t) + 1000,
-        () => new EpisodeEnd('ENV_ERROR', 'page_unresponsive', 'the observation did not finish in time'),
-        signal,
-      );
-      timing.observeMs += msSince(t);
-      return r;
-    };
-    const settleNow = async (deadline: number, timing: StepTiming): Promise<void> => {
-      const t = performance.now();
-      await bounded(s.settle(Math.min(t + o.settleMaxMs, deadline)), Math.max(1, deadline - t) + 1000, () => new EpisodeEnd('ENV_ERROR', 'step_timeout', 'settling did not finish'), signal);
-      timing.settleMs += msSince(t);
-    };
-
-    const first = zeroTiming();
-    const firstDeadline = performance.now() + T.stepMs;
-    await settleNow(firstDeadline, first);
-    let obs = await observeNow(Math.max(firstDeadline, performance.now() + 5000), first);
-    addTiming(total, first);
-    if (obs.wall) throw new EpisodeEnd('ENV_ERROR', 'bot_wall', `${obs.wall.kind} at ${obs.observation.url} (${obs.wall.marker})`);
-    const sitesSeen = new Set<string>();
-    noteHosts(s, sitesSeen);
-
-    for (let i = 0; i < spec.maxSteps; i++) {
-      const stepDeadline = performance.now() + T.stepMs;
-      exec.stepDeadline = stepDeadline;
-      const timing = zeroTiming();
-      const urlBefore = obs.observation.url;
-      const pt = performance.now();
-      const d = await decide({ instruction: spec.instruction, observation: obs.observation, history: [...history], step: i, maxSteps: spec.maxSteps }, stepDeadline);
-      timing.policyMs = msSince(pt);
-      const step: EpisodeStep<T> = {
-        index: i,
-        reasoning: typeof d.reasoning === 'string' ? d.reasoning : '',
-        results: [],
-        urlBefore,
-        urlAfter: urlBefore,
-        trace: d.trace,
-        raw: typeof d.raw === 'string' ? d.raw : '',
-        parseError: d.parseError === true,
-        timing,
-        ...(obs.shot ? { screenshot: obs.shot } : {}),
-      };
-      if (step.parseError) step.parseErrorLine = parseErrorLine(d.parseErrorDetail);
-      const last = i === spec.maxSteps - 1;
-      if (d.generationLimit) {
-        await finishStep(step);
-        const reason: TerminationReason = d.limitReason === 'context_overflow' ? 'context_overflow' : 'generation_limit';
-        termination = { cls: 'GENERATION_LIMIT', reason, message: reason === 'context_overflow' ? 'the prompt no longer fits the model context' : 'the policy hit its generation limit' };
-        return;
-      }
-      if (step.parseError) {
-        consecutiveParse++;
-        await finishStep(step);
-        if (consecutiveParse >= DEFAULTS.maxConsecutiveFormatErrors) {
-          termination = { cls: 'FORMAT_ERROR', reason: 'format_error', message: `${consecutiveParse} consecutive unparseable outputs` };
-          return;
-        }
-        history.push(historyEntry(step, mode));
-        if (last) break;
-        lastEffects = [step.parseErrorLine ?? parseErrorLine()];
-        obs.observation.lastEffects = [...lastEffects];
-        continue;
-      }
-      consecutiveParse = 0;
-
-      const at = performance.now();
-      let fatal: EpisodeEnd | null = null;
-      let doneNow = false;
-      for (const call of Array.isArray(d.calls) ? d.calls : []) {
-        if (performance.now() > stepDeadline) {
-          fatal = new EpisodeEnd('ENV_ERROR', 'step_timeout', `step ${i} exceeded ${T.stepMs} ms`);
-          break;
-        }
-        const r = await executeCall(exec, call);
-        step.results.push(r);
-        if (call.name === 'done' && r.ok) {
-          doneNow = true;
-          const resp = call.args?.['response'];
-          finalAnswer = resp === undefined || resp === null ? '' : String(resp);
-          break;
-        }
-        if (!r.ok) {
-          const lines = r.effects.map((e) => e.line).join('; ');
-          if (r.errorCode === 'bot_wall' && o.botWall === 'end') fatal = new EpisodeEnd('ENV_ERROR', 'bot_wall', lines);
-          else if (r.errorCode === 'timeout' && r.effects[0]?.evidence['limit'] === 'step') fatal = new EpisodeEnd('ENV_ERROR', 'step_timeout', `step ${i} exceeded ${T.stepMs} ms: ${lines}`);
-          else if (!NON_FATAL_CODES.has(r.errorCode) && failedOnSeenSite(r, sitesSeen)) fatal = new EpisodeEnd('ENV_ERROR', isTerminationReason(r.errorCode) ? r.errorCode : 'navigation_failed', lines);
-          break;
-        }
-      }
-      timing.actionMs = msSince(at);
-      const urlAfterActions = s.active.url();
-      step.urlAfter = urlAfterActions;
-      if (doneNow) {
-        calledDone = true;
-        await finishStep(step);
-        termination = { cls: 'COMPLETED', reason: 'done', message: 'the policy called done' };
-        return;
-      }
-      if (fatal) {
-        await finishStep(step);
-        throw fatal;
-      }
-      await settleNow(stepDeadline, timing);
-      const lastResult = step.results[step.results.length - 1];
-      const urlSettled = s.active.url();
-      if (lastResult && urlSettled !== urlAfterActions && !lastResult.effects.some((e) => e.kind === 'navigated')) {
-        // a navigation that committed only after the reaction wait (slow server, delayed script)
-        lastResult.effects = lastResult.effects.filter((e) => e.kind !== 'no_effect');
-        lastResult.effects.push({ kind: 'navigated', line: `navigated to ${shortUrl(urlSettled, urlAfterActions)}`, evidence: { url_before: urlAfterActions, url_after: urlSettled, late: 'true' } });
-      }
-      lastEffects = step.results.flatMap((r) => r.effects.map((e) => e.line));
-      step.urlAfter = urlSettled;
-      noteHosts(s, sitesSeen);
-      if (last) {
-        await finishStep(step);
-        break;
-      }
-      obs = await observeNow(Math.max(stepDeadline, performance.now() + Math.min(T.toolCallMs, 5000)), timing);
-      step.urlAfter = obs.observation.url;
-      await finishStep(step);
-      history.push(historyEntry(step, mode));
-      if (obs.wall && o.botWall === 'end') throw new EpisodeEnd('ENV_ERROR', 'bot_wall', `${obs.wall.kind} at ${obs.observation.url} (${obs.wall.marker})`);
-    }
-    termination = { cls: 'STEP_BUDGET_EXHAUSTED', reason: 'max_steps', message: `no done within ${spec.maxSteps} steps` };
-  };
-
-  try {
-    await bounded(run(), T.taskMs + 60_000, () => new EpisodeEnd('ENV_ERROR', 'task_timeout', 'the episode did not end'), signal);
-  } catch (e) {
-    let end: EpisodeEnd;
-    const sess = session as EpisodeSession | null;
-    if (e instanceof EpisodeEnd) end = e;
-    else if (signal.aborted && signal.reason instanceof EpisodeEnd) end = signal.reason;
-    else if (inst.dead) end = new EpisodeEnd('SANDBOX_ERROR', inst.closedByUs ? 'browser_closed' : 'browser_crash', 'Chromium disconnected', { cause: e });
-    else if (sess?.contextClosed) end = new EpisodeEnd('SANDBOX_ERROR', 'context_crash', 'the browser context closed unexpectedly', { cause: e });
-    else if (sess?.crashedPage) end = new EpisodeEnd('ENV_ERROR', 'page_crash', 'the page crashed', { cause: e });
-    else end = new EpisodeEnd('SANDBOX_ERROR', 'internal_error', (e as Error)?.message ?? String(e), { cause: e });
-    // a crash seen while the step was failing for another reason wins
-    if (end.cls !== 'SANDBOX_ERROR' && inst.dead) end = new EpisodeEnd('SANDBOX_ERROR', inst.closedByUs ? 'browser_closed' : 'browser_crash', 'Chromium disconnected', { cause: e });
-    termination = { cls: end.cls, reason: end.code, message: end.message };
-    const d = describeError(end.cause ?? end);
-    errorInfo = { name: d.name, message: d.message, stack: d.stack };
-  } finally {
-    finished = true;
-    clearTimeout(taskTimer);
-    spec.signal?.removeEventListener('abort', onUserAbort);
-    inst.lostSignal.removeEventListener('abort', onLost);
-  }
-
-  // Final page: verifier expression and a small screenshot, when the page is still usable.
-  let finalUrl = '';
-  let pageEval: PageEval = { evaluated: false, truthy: false, valueJson: '', error: '' };
-  let finalScreenshot: Uint8Array | undefined;
-  const sess = session as EpisodeSession | null;
-  const page = sess?.active;
-  if (sess && page && !page.isClosed() && !inst.dead && !sess.contextClosed && sess.crashedPage !== page) {
-    finalUrl = page.url();
-    if (spec.pageExpression && initOk) pageEval = await evaluateExpression(page, spec.pageExpression, Math.min(T.toolCallMs, 10_000));
-    else if (spec.pageExpression) pageEval.error = 'the start page never loaded';
-    // no screenshot when the start page never loaded: nothing to judge, and a pending load can stall it
-    const shot = spec.finalScreenshot === false || !initOk ? null : await settleWithin(page.screenshot({ type: 'jpeg', quality: 50, timeout: 5000 }), 6000, null);
-    if (shot) finalScreenshot = new Uint8Array(shot.buffer, shot.byteOffset, shot.byteLength);
-  } else if (page) {
-    finalUrl = page.isClosed() ? '' : page.url();
-  }
-  const ctx = context as BrowserContext | null;
-  if (ctx && !inst.dead) {
-    const closed = await settleWithin(
-      ctx.close().then(() => true),
-      T.closeMs,
-      false,
-    );
-    if (!closed) {
-      log.warn({ browser: inst.id }, 'browser context did not close in time');
-      deps.onCloseTimeout();
-    }
-  }
-  const term: EpisodeTermination = termination ?? { cls: 'SANDBOX_ERROR', reason: 'internal_error', message: 'no termination recorded' };
-  const wallMs = msSince(wall0);
-  log.info({ termination: term.cls, reason: term.reason, steps: steps.length, wallMs: Math.round(wallMs), browser: inst.id }, 'episode finished');
-  const result: EpisodeResult<T> = {
-    steps: [...steps],
-    termination: term,
-    finalAnswer,
-    calledDone,
-    finalUrl,
-    pageEval,
-    diagnostics: {
-      latencyTotal: total,
-      chromiumPssBytes: inst.pssBytes(),
-      chromiumRssBytes: inst.rssBytes(),
-      browserUptimeS: inst.uptimeS(),
-      browserEpisodes: inst.episodes,
-      initAttempts,
-      httpStatus: sess?.lastDocStatus ?? 0,
-      finalUrl,
-      errorName: errorInfo.name,
-      errorMessage: errorInfo.message,
-      errorStack: errorInfo.stack,
-      wallMs,
-    },
-  };
-  if (finalScreenshot) result.finalScreenshot = finalScreenshot;
-  return result;
 }

@@ -9,7 +9,8 @@ import { emptyEvents, type CallEvents } from './effects.js';
 import type { BlockedRequest } from './guard.js';
 import type { Logger } from './logger.js';
 import { classifyNetError } from './net-errors.js';
-import { nextFramesInPage, type PageAttempts } from './page-helpers.js';
+import { callInjected } from './injected-script.js';
+import type { PageAttempts } from './page-helpers.js';
 
 interface PageState {
   inflight: Map<Request, number>;
@@ -258,7 +259,7 @@ export class EpisodeSession {
     const page = mark.page;
     const left = (): number => Math.max(1, deadline - performance.now());
     let tried = NO_ATTEMPTS;
-    if (!page.isClosed() && this.crashedPage !== page) tried = await settleWithin(page.evaluate(nextFramesInPage), Math.min(300, left()), NO_ATTEMPTS);
+    if (!page.isClosed() && this.crashedPage !== page) tried = await settleWithin(callInjected(page, 'nextFrames'), Math.min(300, left()), NO_ATTEMPTS);
     if (tried.choosers > 0 && this.buf.fileChoosers.length === 0) {
       await this.waitFor(() => this.buf.fileChoosers.length > 0, Math.min(deadline, performance.now() + CHOOSER_WAIT_MS));
     }
@@ -271,7 +272,7 @@ export class EpisodeSession {
       const fetching = (): boolean => [...st.inflight.values()].some((t) => t >= mark.t0);
       if (fetching()) {
         await this.waitFor(() => !fetching() || st.navStarts > mark.navStarts, Math.min(deadline, performance.now() + FETCH_WAIT_MS));
-        if (!page.isClosed()) await settleWithin(page.evaluate(nextFramesInPage), Math.min(300, left()), NO_ATTEMPTS);
+        if (!page.isClosed()) await settleWithin(callInjected(page, 'nextFrames'), Math.min(300, left()), NO_ATTEMPTS);
       }
     }
     if (st.navStarts > mark.navStarts && !page.isClosed()) {
@@ -312,7 +313,7 @@ export class EpisodeSession {
     const moved = this.settled?.page !== page || this.settled.navStarts !== st.navStarts || busy();
     await settleWithin(page.waitForLoadState('load', { timeout: left() }), left(), undefined);
     await this.waitFor(() => !busy(), deadline);
-    if (moved && !page.isClosed()) await settleWithin(page.evaluate(nextFramesInPage), Math.min(200, left()), NO_ATTEMPTS);
+    if (moved && !page.isClosed()) await settleWithin(callInjected(page, 'nextFrames'), Math.min(200, left()), NO_ATTEMPTS);
     this.settled = { page, navStarts: st.navStarts };
   }
 

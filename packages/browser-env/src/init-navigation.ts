@@ -5,13 +5,13 @@
 // never retried: walls do not clear for an agent that cannot solve them).
 import type { Response } from 'playwright-core';
 import { bounded, settleWithin, sleep } from './async-util.js';
-import { detectWall, WALL_SELECTORS } from './bot-wall.js';
+import { detectWall } from './bot-wall.js';
 import { EpisodeEnd } from './errors.js';
+import { callInjected } from './injected-script.js';
 import type { EpisodeSession } from './episode-session.js';
 import type { Logger } from './logger.js';
 import { classifyHttpStatus, classifyNetError, isTransientStatus } from './net-errors.js';
 import type { EnvTimeouts } from './options.js';
-import { wallSignalsInPage } from './page-helpers.js';
 
 export interface InitOptions {
   timeouts: Pick<EnvTimeouts, 'initNavigationMs' | 'initRetries'>;
@@ -60,7 +60,7 @@ export async function navigateInitially(s: EpisodeSession, url: string, o: InitO
       continue;
     }
     const status = resp?.status() ?? 0;
-    const signals = await settleWithin(page.evaluate(wallSignalsInPage, { wallSelectors: WALL_SELECTORS, smallPageElements: 400 }), 3000, null);
+    const signals = await settleWithin(callInjected(page, 'wallSignals'), 3000, null);
     const wall = signals ? detectWall(signals) : null;
     if (wall) throw new EpisodeEnd('ENV_ERROR', 'bot_wall', `${wall.kind} at ${url} (${wall.marker}), HTTP ${status}`);
     const code = classifyHttpStatus(status);

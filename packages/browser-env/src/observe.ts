@@ -1,21 +1,12 @@
-// The observation of a step (DESIGN §5 Observation): one page.evaluate walk of the active tab
+// The observation of a step (DESIGN §5 Observation): one in-page walk of the active tab
 // (elements, texts, scroll, wall signals), the tab list, and a JPEG screenshot when the policy
 // reads screenshots or the episode keeps one per step for inspection. Bounded by a deadline: an unresponsive page raises EpisodeEnd.
 import type { Observation, TabInfo } from '@owrl/core';
 import { bounded, settleWithin } from './async-util.js';
-import { detectWall, WALL_SELECTORS, type WallVerdict } from './bot-wall.js';
+import { detectWall, type WallVerdict } from './bot-wall.js';
 import { EpisodeEnd } from './errors.js';
 import type { EpisodeSession } from './episode-session.js';
-import { CONTEXT_SELECTOR, INTERACTIVE_SELECTOR, observeInPage, type ObserveArgs } from './page-observe.js';
-
-export const OBSERVE_ARGS: ObserveArgs = {
-  sel: INTERACTIVE_SELECTOR,
-  ctxSel: CONTEXT_SELECTOR,
-  maxElements: 400,
-  maxTexts: 150,
-  wallSelectors: WALL_SELECTORS,
-  smallPageElements: 400,
-};
+import { callInjected } from './injected-script.js';
 
 export interface ObserveRequest {
   lastEffects: string[];
@@ -58,12 +49,12 @@ export async function observe(session: EpisodeSession, req: ObserveRequest): Pro
   const unresponsive = (): EpisodeEnd => new EpisodeEnd('ENV_ERROR', 'page_unresponsive', `observation of ${page.url()} did not finish in time`);
   let raw;
   try {
-    raw = await bounded(page.evaluate(observeInPage, OBSERVE_ARGS), left(), unresponsive);
+    raw = await bounded(callInjected(page, 'observe'), left(), unresponsive);
   } catch (e) {
     if (e instanceof EpisodeEnd) throw e;
     // a navigation replaced the document mid-walk: wait for the new one and walk again once
     await settleWithin(page.waitForLoadState('domcontentloaded', { timeout: left() }), left(), undefined);
-    raw = await bounded(page.evaluate(observeInPage, OBSERVE_ARGS), left(), unresponsive);
+    raw = await bounded(callInjected(page, 'observe'), left(), unresponsive);
   }
   let shot: Uint8Array | undefined;
   if ((req.takeScreenshot && req.keep > 0) || req.inspect === true) {

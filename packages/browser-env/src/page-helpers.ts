@@ -1,7 +1,7 @@
-// Small helpers that run INSIDE the page (serialised by Playwright's page.evaluate) for the tools:
-// element-id resolution, focus and <select> handling, the reaction wait, the tab-opening watch
-// (an init script), and the wall signals of the init check. Each is self-contained.
-import type { WallSignals } from './bot-wall.js';
+// Small helpers that run INSIDE the page (part of the injected script, injected-script.ts) for the
+// tools: element-id resolution, focus and <select> handling, the reaction wait and the tab-opening
+// watch (installed by the init script before the page's own scripts run).
+import { deepActiveElement, type PageRegistry } from './page-shared.js';
 
 export interface ElementTarget {
   found: boolean;
@@ -15,7 +15,7 @@ export interface ElementTarget {
 
 /** Box (viewport coordinates, frames included) of an element of the last observation, scrolled into view when asked. */
 export function elementTargetInPage(a: { id: number; scroll: boolean }): ElementTarget {
-  const w = window as unknown as { __owrl?: { els: Element[] } };
+  const w = window as unknown as { __owrl?: PageRegistry };
   const el = w.__owrl?.els[a.id - 1];
   const none: ElementTarget = { found: false, x: 0, y: 0, width: 0, height: 0, inViewport: false, tag: '' };
   if (!el || !el.isConnected) return none;
@@ -45,7 +45,7 @@ export function elementTargetInPage(a: { id: number; scroll: boolean }): Element
 
 /** Focuses an element of the last observation; false when it is gone or not focusable. */
 export function focusElementInPage(id: number): boolean {
-  const w = window as unknown as { __owrl?: { els: Element[] } };
+  const w = window as unknown as { __owrl?: PageRegistry };
   const el = w.__owrl?.els[id - 1] as HTMLElement | undefined;
   if (!el || !el.isConnected || typeof el.focus !== 'function') return false;
   el.focus();
@@ -56,12 +56,7 @@ export function focusElementInPage(id: number): boolean {
 
 /** Chooses the option of the focused <select> whose text or value matches; the chosen text or null. */
 export function selectOptionInPage(want: string): string | null {
-  let f: Element | null = document.activeElement;
-  for (let i = 0; i < 8 && f; i++) {
-    if (f.shadowRoot?.activeElement) f = f.shadowRoot.activeElement;
-    else if (f.tagName === 'IFRAME') f = (f as HTMLIFrameElement).contentDocument?.activeElement ?? null;
-    else break;
-  }
+  const f = deepActiveElement(false);
   if (!f || f.tagName !== 'SELECT') return null;
   const sel = f as HTMLSelectElement;
   const norm = (s: string): string => s.replace(/\s+/g, ' ').trim().toLowerCase();
@@ -168,42 +163,11 @@ export function popupWatchInPage(): void {
 
 /** What has keyboard focus (through shadow roots and same-origin iframes): tag and whether typing edits it. */
 export function focusedFieldInPage(): { tag: string; editable: boolean; select: boolean } {
-  let f: Element | null = document.activeElement;
-  for (let i = 0; i < 8 && f; i++) {
-    if (f.shadowRoot?.activeElement) f = f.shadowRoot.activeElement;
-    else if (f.tagName === 'IFRAME') {
-      let inner: Element | null = null;
-      try {
-        inner = (f as HTMLIFrameElement).contentDocument?.activeElement ?? null;
-      } catch {
-        inner = null;
-      }
-      if (!inner) break;
-      f = inner;
-    } else break;
-  }
+  const f = deepActiveElement(false);
   if (!f || f === f.ownerDocument.body || f === f.ownerDocument.documentElement) return { tag: '', editable: false, select: false };
   const el = f as HTMLInputElement;
   const t = el.tagName;
   const nonText = ['checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'file', 'color', 'range'];
   const editable = ((t === 'INPUT' && !nonText.includes(el.type)) || t === 'TEXTAREA') ? !el.readOnly && !el.disabled : (f as HTMLElement).isContentEditable;
   return { tag: t.toLowerCase(), editable, select: t === 'SELECT' };
-}
-
-/** Wall signals only (title, challenge selector, small-page text), for the init check. */
-export function wallSignalsInPage(a: { wallSelectors: readonly string[]; smallPageElements: number }): WallSignals {
-  let selector = '';
-  for (const s of a.wallSelectors) {
-    try {
-      if (document.querySelector(s)) {
-        selector = s;
-        break;
-      }
-    } catch {
-      /* bad selector */
-    }
-  }
-  const small = document.getElementsByTagName('*').length < a.smallPageElements;
-  const text = small ? (document.body?.innerText ?? '').replace(/\s+/g, ' ').trim().slice(0, 3000) : '';
-  return { title: document.title, selector, smallText: text };
 }

@@ -1,9 +1,10 @@
-// The observation walk that runs INSIDE the page (serialised by Playwright's page.evaluate): visible
-// interactive elements and short texts with ids, names, boxes and contexts, through open shadow
-// roots and same-origin iframes; it tags elements with `data-owrl-id` and keeps an id → element
-// registry in the page for the tools. Self-contained: everything comes in through the argument.
+// The observation walk that runs INSIDE the page (part of the injected script, injected-script.ts):
+// visible interactive elements and short texts with ids, names, boxes and contexts, through open
+// shadow roots and same-origin iframes; it tags elements with `data-owrl-id` and keeps an id →
+// element registry in the page for the tools.
 import type { ElementInfo, TextItem } from '@owrl/core';
 import type { WallSignals } from './bot-wall.js';
+import { cleanText, isVisible, wallSignalsInPage, type InjectedConfig, type PageRegistry } from './page-shared.js';
 
 /** Selector of interactive elements (DESIGN §5 observation). */
 export const INTERACTIVE_SELECTOR = [
@@ -31,16 +32,6 @@ export const INTERACTIVE_SELECTOR = [
 
 export const CONTEXT_SELECTOR = 'li,tr,article,[class*=card],section,form';
 
-export interface ObserveArgs {
-  sel: string;
-  ctxSel: string;
-  maxElements: number;
-  maxTexts: number;
-  wallSelectors: readonly string[];
-  /** Pages with fewer elements than this get their text checked for wall phrases. */
-  smallPageElements: number;
-}
-
 export interface RawObservation {
   url: string;
   title: string;
@@ -53,9 +44,8 @@ export interface RawObservation {
 }
 
 /** The observation walk: assigns `data-owrl-id` and keeps the id → element registry in the page. */
-export function observeInPage(a: ObserveArgs): RawObservation {
-  type Reg = { els: Element[]; tokens?: WeakMap<Element, number>; next?: number };
-  const w = window as unknown as { __owrl?: Reg };
+export function observeInPage(a: InjectedConfig): RawObservation {
+  const w = window as unknown as { __owrl?: PageRegistry };
   for (const el of w.__owrl?.els ?? []) {
     try {
       el.removeAttribute('data-owrl-id');
@@ -67,19 +57,11 @@ export function observeInPage(a: ObserveArgs): RawObservation {
   w.__owrl = { ...(w.__owrl ?? {}), els: reg };
   const vw = window.innerWidth;
   const vh = window.innerHeight;
-  const clean = (s: string | null | undefined, n: number): string => {
-    const t = (s ?? '').replace(/\s+/g, ' ').trim();
-    return t.length > n ? t.slice(0, n - 1) + '…' : t;
-  };
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE', 'BR', 'HR']);
   type Cand = { el: HTMLElement; x: number; y: number; w: number; h: number; frame: string; root: Document | ShadowRoot; order: number };
   const inter: Cand[] = [];
   const texts: Cand[] = [];
   let order = 0;
-  const visible = (el: Element): boolean => {
-    const f = (el as Element & { checkVisibility?: (o: object) => boolean }).checkVisibility;
-    return f ? f.call(el, { checkOpacity: true, checkVisibilityCSS: true, opacityProperty: true, visibilityProperty: true }) : true;
-  };
   const ownText = (el: Element): boolean => {
     for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 3 && (n.nodeValue ?? '').trim() !== '') return true;
     return false;
@@ -93,7 +75,7 @@ export function observeInPage(a: ObserveArgs): RawObservation {
       const isText = !isInter && ownText(el) && (el.textContent ?? '').length <= 400 && !el.closest(a.sel);
       if (isInter || isText) {
         const r = el.getBoundingClientRect();
-        if (r.width > 0 && r.height > 0 && visible(el)) {
+        if (r.width > 0 && r.height > 0 && isVisible(el)) {
           const c: Cand = { el, x: r.left + ox, y: r.top + oy, w: r.width, h: r.height, frame, root, order: order++ };
           (isInter ? inter : texts).push(c);
         }
@@ -135,7 +117,7 @@ export function observeInPage(a: ObserveArgs): RawObservation {
     if (c === c.ownerDocument.body || c === c.ownerDocument.documentElement) return '';
     let t = ctxCache.get(c);
     if (t === undefined) {
-      t = clean((c as HTMLElement).innerText ?? c.textContent, 200);
+      t = cleanText((c as HTMLElement).innerText ?? c.textContent, 200);
       ctxCache.set(c, t);
     }
     return t;
@@ -162,38 +144,38 @@ export function observeInPage(a: ObserveArgs): RawObservation {
   };
   const nameOf = (el: HTMLElement, root: Document | ShadowRoot): string => {
     let n = el.getAttribute('aria-label');
-    if (n && n.trim()) return clean(n, 120);
+    if (n && n.trim()) return cleanText(n, 120);
     const lb = el.getAttribute('aria-labelledby');
     if (lb) {
       n = lb
         .split(/\s+/)
         .map((id) => (root.getElementById(id) as HTMLElement | null)?.innerText ?? '')
         .join(' ');
-      if (n.trim()) return clean(n, 120);
+      if (n.trim()) return cleanText(n, 120);
     }
     const labels = (el as HTMLInputElement).labels;
     if (labels && labels.length) {
       n = Array.from(labels)
         .map((l) => l.innerText)
         .join(' ');
-      if (n.trim()) return clean(n, 120);
+      if (n.trim()) return cleanText(n, 120);
     }
     const t = el.tagName;
     if (t === 'INPUT') {
       const ty = (el as HTMLInputElement).type;
-      if (['submit', 'button', 'reset'].includes(ty) && (el as HTMLInputElement).value) return clean((el as HTMLInputElement).value, 120);
-      if (ty === 'image' && (el as HTMLInputElement).alt) return clean((el as HTMLInputElement).alt, 120);
+      if (['submit', 'button', 'reset'].includes(ty) && (el as HTMLInputElement).value) return cleanText((el as HTMLInputElement).value, 120);
+      if (ty === 'image' && (el as HTMLInputElement).alt) return cleanText((el as HTMLInputElement).alt, 120);
     } else if (t !== 'TEXTAREA' && t !== 'SELECT') {
       n = el.innerText;
-      if (n && n.trim()) return clean(n, 120);
+      if (n && n.trim()) return cleanText(n, 120);
       const img = el.querySelector('img[alt]') as HTMLImageElement | null;
-      if (img && img.alt.trim()) return clean(img.alt, 120);
+      if (img && img.alt.trim()) return cleanText(img.alt, 120);
       const st = el.querySelector('svg title');
-      if (st && (st.textContent ?? '').trim()) return clean(st.textContent, 120);
+      if (st && (st.textContent ?? '').trim()) return cleanText(st.textContent, 120);
     }
     for (const at of ['placeholder', 'title', 'alt', 'name']) {
       n = el.getAttribute(at);
-      if (n && n.trim()) return clean(n, 120);
+      if (n && n.trim()) return cleanText(n, 120);
     }
     return '';
   };
@@ -204,11 +186,11 @@ export function observeInPage(a: ObserveArgs): RawObservation {
       if (i.type === 'checkbox' || i.type === 'radio') return i.checked ? 'checked' : 'unchecked';
       if (i.type === 'password') return '•'.repeat(Math.min(i.value.length, 12));
       if (['submit', 'button', 'reset', 'image'].includes(i.type)) return '';
-      return clean(i.value, 200);
+      return cleanText(i.value, 200);
     }
-    if (t === 'TEXTAREA') return clean((el as HTMLTextAreaElement).value, 200);
-    if (t === 'SELECT') return clean((el as HTMLSelectElement).selectedOptions[0]?.text ?? '', 200);
-    if (el.isContentEditable) return clean(el.innerText, 200);
+    if (t === 'TEXTAREA') return cleanText((el as HTMLTextAreaElement).value, 200);
+    if (t === 'SELECT') return cleanText((el as HTMLSelectElement).selectedOptions[0]?.text ?? '', 200);
+    if (el.isContentEditable) return cleanText(el.innerText, 200);
     const ac = el.getAttribute('aria-checked');
     if (ac) return ac === 'true' ? 'checked' : 'unchecked';
     return '';
@@ -237,7 +219,7 @@ export function observeInPage(a: ObserveArgs): RawObservation {
   const textItems: TextItem[] = [];
   for (const c of pick(texts, a.maxTexts * 2)) {
     if (textItems.length >= a.maxTexts) break;
-    const text = clean(c.el.innerText || c.el.textContent, 400);
+    const text = cleanText(c.el.innerText || c.el.textContent, 400);
     if (!text || text.length > 80) continue;
     const id = reg.length + 1;
     reg.push(c.el);
@@ -245,18 +227,6 @@ export function observeInPage(a: ObserveArgs): RawObservation {
     textItems.push({ id, text, tag: c.el.tagName.toLowerCase(), context: contextOf(c.el), box: box(c), inViewport: inView(c) });
   }
   const se = document.scrollingElement ?? document.documentElement;
-  let selector = '';
-  for (const s of a.wallSelectors) {
-    try {
-      if (document.querySelector(s)) {
-        selector = s;
-        break;
-      }
-    } catch {
-      /* bad selector */
-    }
-  }
-  const small = document.getElementsByTagName('*').length < a.smallPageElements;
   return {
     url: location.href,
     title: document.title,
@@ -265,6 +235,6 @@ export function observeInPage(a: ObserveArgs): RawObservation {
     scrollY: Math.round(window.scrollY),
     scrollMaxY: Math.max(0, Math.round(se.scrollHeight - window.innerHeight)),
     viewport: { width: vw, height: vh },
-    wall: { title: document.title, selector, smallText: small ? clean(document.body?.innerText, 3000) : '' },
+    wall: wallSignalsInPage(a),
   };
 }

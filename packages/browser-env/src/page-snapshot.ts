@@ -1,15 +1,9 @@
 // The cheap before/after page state used to classify a tool call's effects, computed INSIDE the
-// page (serialised by Playwright's page.evaluate): URL, focused field and value, scroll offsets of
+// page (part of the injected script, injected-script.ts): URL, focused field and value, scroll offsets of
 // the page and of the container under a probe point, signatures of the visible interactive
 // elements (through shadow roots and same-origin iframes), and wall signals.
 import type { WallSignals } from './bot-wall.js';
-
-export interface SnapshotArgs {
-  sel: string;
-  probe: [number, number] | null;
-  wallSelectors: readonly string[];
-  smallPageElements: number;
-}
+import { cleanText, deepActiveElement, isVisible, pageRegistry, wallSignalsInPage, type InjectedConfig } from './page-shared.js';
 
 export interface FocusInfo {
   token: number;
@@ -36,11 +30,8 @@ export interface RawSnapshot {
 }
 
 /** Cheap before/after state of the page for effect computation. */
-export function snapshotInPage(a: SnapshotArgs): RawSnapshot {
-  type Reg = { els: Element[]; tokens?: WeakMap<Element, number>; next?: number };
-  const w = window as unknown as { __owrl?: Reg };
-  const reg: Reg = w.__owrl ?? { els: [] };
-  w.__owrl = reg;
+export function snapshotInPage(a: InjectedConfig, probeAt: [number, number] | null): RawSnapshot {
+  const reg = pageRegistry();
   const tokens = (reg.tokens ??= new WeakMap());
   const tokenOf = (el: Element): number => {
     let t = tokens.get(el);
@@ -50,10 +41,6 @@ export function snapshotInPage(a: SnapshotArgs): RawSnapshot {
     }
     return t;
   };
-  const clean = (s: string | null | undefined, n: number): string => {
-    const t = (s ?? '').replace(/\s+/g, ' ').trim();
-    return t.length > n ? t.slice(0, n - 1) + '…' : t;
-  };
   const hash = (s: string): number => {
     let h = 0x811c9dc5;
     for (let i = 0; i < s.length; i++) {
@@ -62,16 +49,12 @@ export function snapshotInPage(a: SnapshotArgs): RawSnapshot {
     }
     return h >>> 0;
   };
-  const visible = (el: Element): boolean => {
-    const f = (el as Element & { checkVisibility?: (o: object) => boolean }).checkVisibility;
-    return f ? f.call(el, { checkOpacity: true, checkVisibilityCSS: true, opacityProperty: true, visibilityProperty: true }) : true;
-  };
   const sigs: number[] = [];
   const walk = (root: Document | ShadowRoot, depth: number): void => {
     const inter = root.querySelectorAll(a.sel);
     for (let i = 0; i < inter.length; i++) {
       const el = inter[i] as HTMLElement;
-      if (visible(el)) sigs.push(hash(el.tagName + '|' + (el.getAttribute('href') ?? '') + '|' + (el.textContent ?? '').slice(0, 60)));
+      if (isVisible(el)) sigs.push(hash(el.tagName + '|' + (el.getAttribute('href') ?? '') + '|' + (el.textContent ?? '').slice(0, 60)));
     }
     const all = root.querySelectorAll('*');
     for (let i = 0; i < all.length; i++) {
@@ -88,21 +71,7 @@ export function snapshotInPage(a: SnapshotArgs): RawSnapshot {
     }
   };
   walk(document, 0);
-  // Focused element, descending into shadow roots and same-origin iframes.
-  let f: Element | null = document.activeElement;
-  for (let i = 0; i < 8 && f; i++) {
-    if (f.shadowRoot?.activeElement) f = f.shadowRoot.activeElement;
-    else if (f.tagName === 'IFRAME') {
-      let inner: Element | null = null;
-      try {
-        inner = (f as HTMLIFrameElement).contentDocument?.activeElement ?? null;
-      } catch {
-        inner = null;
-      }
-      if (!inner || inner === (f as HTMLIFrameElement).contentDocument?.body) break;
-      f = inner;
-    } else break;
-  }
+  const f = deepActiveElement(true);
   let focus: FocusInfo | null = null;
   if (f && f !== document.body && f !== document.documentElement) {
     const el = f as HTMLElement;
@@ -133,15 +102,15 @@ export function snapshotInPage(a: SnapshotArgs): RawSnapshot {
       token: tokenOf(el),
       tag: t.toLowerCase(),
       role,
-      name: clean(name, 80),
+      name: cleanText(name, 80),
       value: value.length > 2000 ? value.slice(0, 2000) : value,
       editable: (textual && !(el as HTMLInputElement).readOnly && !(el as HTMLInputElement).disabled) || t === 'SELECT' || el.isContentEditable,
     };
   }
   const se = document.scrollingElement ?? document.documentElement;
   let probe: RawSnapshot['probe'] = null;
-  if (a.probe) {
-    let el: Element | null = document.elementFromPoint(a.probe[0], a.probe[1]);
+  if (probeAt) {
+    let el: Element | null = document.elementFromPoint(probeAt[0], probeAt[1]);
     while (el && el !== se && el !== document.body) {
       const cs = getComputedStyle(el);
       const sy = el.scrollHeight > el.clientHeight + 1 && /(auto|scroll|overlay)/.test(cs.overflowY);
@@ -159,18 +128,6 @@ export function snapshotInPage(a: SnapshotArgs): RawSnapshot {
       };
     }
   }
-  let selector = '';
-  for (const s of a.wallSelectors) {
-    try {
-      if (document.querySelector(s)) {
-        selector = s;
-        break;
-      }
-    } catch {
-      /* bad selector */
-    }
-  }
-  const small = document.getElementsByTagName('*').length < a.smallPageElements;
   return {
     url: location.href,
     title: document.title,
@@ -181,6 +138,6 @@ export function snapshotInPage(a: SnapshotArgs): RawSnapshot {
     scrollMaxY: Math.max(0, Math.round(se.scrollHeight - window.innerHeight)),
     probe,
     sigs,
-    wall: { title: document.title, selector, smallText: small ? clean(document.body?.innerText, 3000) : '' },
+    wall: wallSignalsInPage(a),
   };
 }

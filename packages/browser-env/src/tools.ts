@@ -5,15 +5,13 @@
 import type { ToolCallSpec } from '@owrl/core';
 import type { Page } from 'playwright-core';
 import { bounded, msSince, settleWithin, sleep } from './async-util.js';
-import { WALL_SELECTORS } from './bot-wall.js';
 import { computeEffects, doneEffect, errorEffect, type CallIntent } from './effects.js';
 import { EpisodeEnd, ToolCallError } from './errors.js';
 import type { EpisodeSession } from './episode-session.js';
 import { classifyNetError } from './net-errors.js';
 import { checkUrl } from './net-policy.js';
-import { elementTargetInPage, focusedFieldInPage, focusElementInPage, selectOptionInPage } from './page-helpers.js';
-import { INTERACTIVE_SELECTOR } from './page-observe.js';
-import { snapshotInPage, type RawSnapshot } from './page-snapshot.js';
+import { callInjected } from './injected-script.js';
+import type { RawSnapshot } from './page-snapshot.js';
 import { parseCall, scrollPixels, type ParsedCall, type Target } from './tool-args.js';
 import type { EffectRecord, ToolCallResult } from './types.js';
 
@@ -33,12 +31,11 @@ const SNAPSHOT_MAX_MS = 3000;
 
 async function snapshot(page: Page, probe: [number, number] | null, ms: number): Promise<RawSnapshot | null> {
   if (page.isClosed()) return null;
-  const args = { sel: INTERACTIVE_SELECTOR, probe, wallSelectors: WALL_SELECTORS, smallPageElements: 400 };
-  const first = await settleWithin(page.evaluate(snapshotInPage, args), ms, null);
+  const first = await settleWithin(callInjected(page, 'snapshot', probe), ms, null);
   if (first || page.isClosed()) return first;
   // the document was being replaced: try once more on the new one
   await settleWithin(page.waitForLoadState('domcontentloaded', { timeout: ms }), ms, undefined);
-  return settleWithin(page.evaluate(snapshotInPage, args), ms, null);
+  return settleWithin(callInjected(page, 'snapshot', probe), ms, null);
 }
 
 async function resolvePoint(pts: Array<[number, number]>, page: Page, t: Target, vp: { width: number; height: number }): Promise<[number, number]> {
@@ -54,7 +51,7 @@ async function targetPoint(page: Page, t: Target, vp: { width: number; height: n
     }
     return [t.x, t.y];
   }
-  const r = await page.evaluate(elementTargetInPage, { id: t.id, scroll: true });
+  const r = await callInjected(page, 'elementTarget', { id: t.id, scroll: true });
   if (!r.found) throw new ToolCallError('element_not_found', `element ${t.id} is not on the page (ids come from the latest observation)`, { element_id: String(t.id) });
   if (!r.inViewport) throw new ToolCallError('out_of_viewport', `element ${t.id} could not be scrolled into the viewport`, { element_id: String(t.id) });
   return [Math.round(r.x), Math.round(r.y)];
@@ -93,7 +90,7 @@ async function act(x: ExecContext, c: ParsedCall, deadline: number, pts: Array<[
     }
     case 'write': {
       if (c.target?.kind === 'element') {
-        const focused = await page.evaluate(focusElementInPage, c.target.id);
+        const focused = await callInjected(page, 'focusElement', c.target.id);
         if (!focused) {
           const [px, py] = await resolvePoint(pts, page, c.target, x.viewport);
           await page.mouse.click(px, py);
@@ -102,9 +99,9 @@ async function act(x: ExecContext, c: ParsedCall, deadline: number, pts: Array<[
         const [px, py] = await resolvePoint(pts, page, c.target, x.viewport);
         await page.mouse.click(px, py);
       }
-      const f = await page.evaluate(focusedFieldInPage);
+      const f = await callInjected(page, 'focusedField');
       if (f.select) {
-        const chosen = await page.evaluate(selectOptionInPage, c.message);
+        const chosen = await callInjected(page, 'selectOption', c.message);
         if (chosen === null) throw new ToolCallError('option_not_found', `no option of the focused list matches ${JSON.stringify(c.message.slice(0, 60))}`);
         return;
       }

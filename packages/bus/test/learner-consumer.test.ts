@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { make, ScoredTrajectorySchema } from '@owrl/proto';
 import { ensureLearnerConsumer, ensureTopology, learnerConsumer, learnerConsumerName, scoredSubject, STREAM_SCORED, type Delivery } from '../src/index.js';
-import { startSuite } from './harness.js';
+import { deferred, startSuite, within } from './harness.js';
 
 void test('learner consumers of two runs on one server see only their own run', { timeout: 60_000 }, async () => {
   assert.equal(learnerConsumerName('run-a'), 'learner_run-a');
@@ -24,6 +24,8 @@ void test('learner consumers of two runs on one server see only their own run', 
     }
     const seen: Record<string, string[]> = { a: [], b: [] };
     const held: Delivery<unknown>[] = [];
+    // a's three once, and b's three twice (held, then redelivered after ack_wait)
+    const enough = deferred();
     const handles = await Promise.all(
       (['a', 'b'] as const).map((k) =>
         s.bus.consume({
@@ -38,12 +40,12 @@ void test('learner consumers of two runs on one server see only their own run', 
             seen[k]?.push(d.value.trajectoryId);
             if (k === 'a') void d.ack();
             else held.push(d);
+            if (seen.a!.length >= 3 && seen.b!.length >= 6) enough.resolve();
           },
         }),
       ),
     );
-    const t0 = Date.now();
-    while ((seen.a!.length < 3 || seen.b!.length < 6) && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 100));
+    await within(enough.promise, 20_000, "run-a's 3 deliveries and run-b's 6");
     await Promise.all(handles.map((h) => h.stop()));
     assert.deepEqual([...new Set(seen.a)].sort(), ['run-a/0/0/0/0', 'run-a/0/0/1/0', 'run-a/0/0/2/0']);
     assert.equal(seen.a!.length, 3, 'acked messages are not redelivered');

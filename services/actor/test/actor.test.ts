@@ -21,7 +21,7 @@ import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { Actor } from '../src/actor.js';
 import type { ActorConfig } from '../src/config.js';
 import { PolicyHolder } from '../src/policy-holder.js';
-import { collectTrajectories, workQueueLeft } from './bus-helpers.js';
+import { collectTrajectories, publishAndAckIndex, watchPublishAck, workQueueLeft } from './bus-helpers.js';
 
 let nats: NatsServer;
 let bus: Bus;
@@ -106,8 +106,21 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
   const actor = new Actor({ config, bus, pool, policies, weights, registry, shots, meter: new MemoryMeter(), logger: silentLogger });
   try {
     await actor.start();
-    for (let s = 0; s < 3; s++) await bus.publish(taskSubject('runa'), RolloutRequestSchema, request('runa', s, 0), { msgId: `runa/0/0/${s}/0` });
+    const order = watchPublishAck(bus, 'runa');
+    await bus.nc.flush();
+    const requestSeq = new Map<string, number>();
+    for (let s = 0; s < 3; s++) {
+      const id = `runa/0/0/${s}/0`;
+      requestSeq.set(id, (await bus.publish(taskSubject('runa'), RolloutRequestSchema, request('runa', s, 0), { msgId: id })).seq);
+    }
     const first = await collectTrajectories(bus, 'runa', 3);
+    // Each request is acked only after its trajectory was published (else a crash between the two loses it).
+    await order.acked(requestSeq.values());
+    order.close();
+    for (const [id, seq] of requestSeq) {
+      const at = publishAndAckIndex(order.events, id, seq);
+      assert.ok(at.published >= 0 && at.acked > at.published, `${id}: published at ${at.published}, acked at ${at.acked} in ${JSON.stringify(order.events)}`);
+    }
     assert.deepEqual(first.map((t) => t.trajectoryId).sort(), ['runa/0/0/0/0', 'runa/0/0/1/0', 'runa/0/0/2/0']);
     for (const t of first) {
       assert.equal(t.policyVersion, 0n);

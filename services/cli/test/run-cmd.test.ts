@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +22,15 @@ async function setup() {
   const first = await next();
   if (!first?.port) throw new Error('the learner gRPC fixture did not start');
   const lines: string[] = [];
-  const io = { out: (l: string) => lines.push(l), defaultLearner: () => `127.0.0.1:${first.port}`, env: {} };
+  const printed = new EventEmitter();
+  const io = {
+    out: (l: string) => {
+      lines.push(l);
+      printed.emit('line');
+    },
+    defaultLearner: () => `127.0.0.1:${first.port}`,
+    env: {},
+  };
   const send = async (cmd: object) => {
     child.stdin.write(JSON.stringify(cmd) + '\n');
     return (await next())?.resourceVersion;
@@ -33,7 +42,7 @@ async function setup() {
         child.stdin.end();
       }),
   };
-  return { server, lines, io, send };
+  return { server, lines, printed, io, send };
 }
 
 void test('owrl pause / resume need the token and change the phase', async () => {
@@ -79,14 +88,15 @@ void test('owrl groups ROUND and owrl trajectory ID, as text and --json', async 
 });
 
 void test('owrl watch --json prints the snapshot and each change until the run finishes', async () => {
-  const { server, lines, io, send } = await setup();
+  const { server, lines, printed, io, send } = await setup();
   try {
     const watching = runRunCommand('watch', ['--json'], io);
     const until = async (n: number) => {
-      const end = Date.now() + 10_000;
-      while (lines.length < n) {
-        if (Date.now() > end) throw new Error(`only ${lines.length} lines: ${lines.join('\n')}`);
-        await new Promise((r) => setTimeout(r, 10));
+      const signal = AbortSignal.timeout(10_000);
+      try {
+        while (lines.length < n) await once(printed, 'line', { signal });
+      } catch {
+        throw new Error(`only ${lines.length} lines: ${lines.join('\n')}`);
       }
     };
     await until(1);
