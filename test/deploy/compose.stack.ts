@@ -22,10 +22,12 @@ const DOCKER = process.env.OWRL_DEPLOY_DOCKER ?? 'docker';
 const V1 = process.env.OWRL_DEPLOY_COMPOSE === 'v1';
 const run = promisify(execFile);
 
-const ROUNDS = 4;
+const ROUNDS = 3;
 const GROUPS = 2;
-const GROUP_SIZE = 5;
+const GROUP_SIZE = 4;
 const SLOTS = 2;
+// Rollouts of the killed actor come back after one ack wait: short here so the test stays short.
+const ACK_WAIT_S = 20;
 
 const log = (msg: string, extra: Record<string, unknown> = {}): void => {
   process.stderr.write(`[deploy] ${new Date().toISOString().slice(11, 19)} ${msg}${Object.keys(extra).length ? ' ' + JSON.stringify(extra) : ''}\n`);
@@ -62,6 +64,8 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     OWRL_CURRICULUM: `${ROUNDS}:4`,
     OWRL_DIFFICULTIES: '1,2',
     OWRL_SLOTS: String(SLOTS),
+    OWRL_ACTORS_ACK_WAIT_S: String(ACK_WAIT_S),
+    OWRL_JUDGE_ACK_WAIT_S: String(ACK_WAIT_S),
     OWRL_LOG_LEVEL: process.env.OWRL_LOG_LEVEL ?? 'warn',
     OWRL_NATS_PORT: String(await freePort()),
     OWRL_SITES_PORT: String(await freePort()),
