@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Installs what a fresh machine is missing before `npm test`, `npm run demo` or `npm run bench`:
-// the npm packages, and nats-server and Chromium through the system package manager when this
+// the npm packages, and nats-server, Chromium (and for tests promtool) through the system package manager when this
 // user may (root with apt-get); otherwise it says exactly what to install. Uses only Node built-ins.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -72,4 +72,16 @@ if (purpose === 'test' || purpose === 'bench' || !process.env.NATS_URL) {
 // 3. Chromium for the actors (Playwright drives the system browser; no browser download).
 const chromiumFound = () => [process.env.OWRL_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].some((p) => p && fs.existsSync(p));
 ensureSystem('Chromium', chromiumFound, ['chromium'], 'Install it (Debian: `sudo apt-get install chromium`) or set OWRL_CHROMIUM to a Chromium/Chrome executable.');
+// 4. promtool for the metrics format tests (Debian's prometheus package); optional: without it
+// those tests check owrl's own exposition rules only, and say so.
+const promtoolFound = () => [process.env.PROMTOOL, '/usr/bin/promtool', '/usr/local/bin/promtool'].some((p) => p && fs.existsSync(p));
+if (purpose === 'test' && !promtoolFound()) {
+  if (isRoot && hasApt) {
+    try {
+      aptInstall(['prometheus']);
+    } catch {
+      say('promtool could not be installed: the metrics tests check owrl\'s own exposition rules only');
+    }
+  } else say('promtool is not installed (Debian: `sudo apt-get install prometheus`, or PROMTOOL=path): the metrics tests check owrl\'s own exposition rules only');
+}
 say(`ready for ${purpose}`);

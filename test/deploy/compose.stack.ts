@@ -22,10 +22,12 @@ const DOCKER = process.env.OWRL_DEPLOY_DOCKER ?? 'docker';
 const V1 = process.env.OWRL_DEPLOY_COMPOSE === 'v1';
 const run = promisify(execFile);
 
-const ROUNDS = 4;
+const ROUNDS = 3;
 const GROUPS = 2;
-const GROUP_SIZE = 5;
+const GROUP_SIZE = 4;
 const SLOTS = 2;
+// Rollouts of the killed actor come back after one ack wait: short here so the test stays short.
+const ACK_WAIT_S = 20;
 
 const log = (msg: string, extra: Record<string, unknown> = {}): void => {
   process.stderr.write(`[deploy] ${new Date().toISOString().slice(11, 19)} ${msg}${Object.keys(extra).length ? ' ' + JSON.stringify(extra) : ''}\n`);
@@ -62,6 +64,8 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     OWRL_CURRICULUM: `${ROUNDS}:4`,
     OWRL_DIFFICULTIES: '1,2',
     OWRL_SLOTS: String(SLOTS),
+    OWRL_ACTORS_ACK_WAIT_S: String(ACK_WAIT_S),
+    OWRL_JUDGE_ACK_WAIT_S: String(ACK_WAIT_S),
     OWRL_LOG_LEVEL: process.env.OWRL_LOG_LEVEL ?? 'warn',
     OWRL_NATS_PORT: String(await freePort()),
     OWRL_SITES_PORT: String(await freePort()),
@@ -71,6 +75,28 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
   let environment: StartedDockerComposeEnvironment | undefined;
   const probe = new LearnerProbe(`127.0.0.1:${grpcPort}`);
   const figures: Record<string, unknown> = { compose: V1 ? 'docker-compose 1.29' : 'docker compose v2' };
+  // The last run state seen over gRPC (or why none was), reported when the test fails.
+  let seen = 'no run state read yet';
+  const getState = async (): Promise<RunState> => {
+    try {
+      const s = await probe.getRunState();
+      const c = s.counters;
+      seen = JSON.stringify({
+        phase: phaseName(s),
+        round: Number(s.round),
+        rounds: s.rounds.length,
+        actors: s.actors.map((a) => `${a.actorId} ${a.busy}/${a.slots}`),
+        dispatched: Number(c?.dispatched ?? 0n),
+        ingested: Number(c?.scoredIngested ?? 0n),
+        in_flight: Number(c?.inFlight ?? 0n),
+      });
+      return s;
+    } catch (e) {
+      seen = `GetRunState failed: ${(e as Error).message}`;
+      throw e;
+    }
+  };
+  let passed = false;
   try {
     environment = await new DockerComposeEnvironment(DEPLOY, 'docker-compose.yml')
       .withProjectName(project)
@@ -84,7 +110,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
 
     // The run, over gRPC from the host through the published port.
     await waitUntil('run RUNNING with 1 actor registered', async () => {
-      const s = await probe.getRunState();
+      const s = await getState();
       return s.phase === RunPhase.RUNNING && s.actors.length === 1 ? s : undefined;
     }, { timeoutMs: 120_000, intervalMs: 1000 });
 
@@ -92,7 +118,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     const tScale = Date.now();
     await compose(project, env, 'up', '-d', '--no-recreate', '--scale', 'actor=3', 'actor');
     const scaled = await waitUntil('3 actors registered', async () => {
-      const s = await probe.getRunState();
+      const s = await getState();
       return s.actors.length === 3 ? s : undefined;
     }, { timeoutMs: 180_000, intervalMs: 1000 });
     figures.scale_to_3_s = Math.round((Date.now() - tScale) / 1000);
@@ -101,7 +127,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
 
     // docker kill an actor that is running an episode (mid-round).
     const busy = await waitUntil('an actor busy mid-round', async () => {
-      const s = await probe.getRunState();
+      const s = await getState();
       const a = s.actors.find((x) => x.busy > 0);
       return a && s.counters && s.counters.dispatched > 0n ? { state: s, actor: a } : undefined;
     }, { timeoutMs: 180_000, intervalMs: 500 });
@@ -115,7 +141,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
 
     // Restart the NATS container mid-run (JetStream keeps its state on the volume).
     const mid = await waitUntil('the run past its first round', async () => {
-      const s = await probe.getRunState();
+      const s = await getState();
       if (s.phase === RunPhase.FAILED) throw new Error(`run FAILED: ${s.message}`);
       return s.rounds.length >= 1 && s.phase === RunPhase.RUNNING ? s : undefined;
     }, { timeoutMs: 600_000, intervalMs: 1000 });
@@ -127,7 +153,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
 
     // The run finishes.
     const final = await waitUntil('run FINISHED', async () => {
-      const s = await probe.getRunState();
+      const s = await getState();
       if (s.phase === RunPhase.FAILED) throw new Error(`run FAILED: ${s.failureCode} ${s.message}`);
       return s.phase === RunPhase.FINISHED ? s : undefined;
     }, { timeoutMs: 900_000, intervalMs: 2000 });
@@ -158,8 +184,14 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     assert.equal(excludedByCause, c.excluded, 'every exclusion has its cause');
     const terminations = Object.values(final.terminations).reduce((a, b) => a + b, 0n);
     assert.equal(terminations, c.scoredIngested, 'every ingested rollout has its termination class');
+    passed = true;
   } finally {
     process.stdout.write(`${JSON.stringify({ deploy_compose: figures })}\n`);
+    if (!passed) {
+      log('FAILED; last run state seen', { seen });
+      const logs = await compose(project, env, 'logs', '--no-color', '--tail', '40').catch((e: unknown) => `compose logs failed: ${(e as Error).message}`);
+      process.stderr.write(`${logs}\n`);
+    }
     probe.close();
     if (environment !== undefined) {
       if (process.env.OWRL_DEPLOY_KEEP !== '1') await environment.down({ removeVolumes: true, timeout: 10_000 });

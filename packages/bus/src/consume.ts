@@ -22,6 +22,11 @@ export interface ConsumeOptions<Desc extends DescMessage> {
    * throwing naks it with backoff, or dead-letters it on the consumer's last delivery.
    */
   handler: (d: Delivery<MessageShape<Desc>>) => Promise<void> | void;
+  /**
+   * Take at most this many messages, then stop once their handlers are done (`closed` resolves,
+   * `stats.handled` tells how many were taken): an actor serving N episodes. Default: no limit.
+   */
+  maxMessages?: number;
   /** Aborting it stops the consumer like stop(). */
   signal?: AbortSignal;
   /** working() interval while a handler runs; must be below the consumer's ack_wait. Default 15 s (a third of a shorter ack_wait). */
@@ -83,6 +88,7 @@ function serverTakesTermReason(ctx: BusContext): boolean {
  */
 export async function consume<Desc extends DescMessage>(ctx: BusContext, opts: ConsumeOptions<Desc>): Promise<ConsumeHandle> {
   const maxInFlight = intOption('maxInFlight', opts.maxInFlight, 1, 1);
+  const maxMessages = opts.maxMessages === undefined ? undefined : intOption('maxMessages', opts.maxMessages, 1, 1);
   const pullExpiresMs = intOption('pullExpiresMs', opts.pullExpiresMs, 5000, 1000);
   const ackTimeoutMs = intOption('ackTimeoutMs', opts.ackTimeoutMs, 5000, 100);
   const autoAck = opts.autoAck ?? true;
@@ -168,6 +174,7 @@ export async function consume<Desc extends DescMessage>(ctx: BusContext, opts: C
     overflowHeartbeatMs: Math.max(100, Math.min(workingIntervalMs, Math.floor(ackWaitMs / 3))),
     onMessage,
     logger: log,
+    ...(maxMessages !== undefined ? { maxMessages } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   return { stop: () => loop.stop(), closed: loop.closed, stats };

@@ -55,3 +55,30 @@ export function isNotFound(e: unknown): e is BusError {
 export function isRetryableBusError(e: unknown): e is BusError {
   return isBusError(e) && (e.code === BusErrorCode.PublishTimeout || e.code === BusErrorCode.NoStream);
 }
+
+/** Failures that waiting does not cure, whatever their cause says (a full stream answers 503 too). */
+const SETTLED_CODES = new Set<string>([BusErrorCode.AuthFailed, BusErrorCode.InvalidArgument, BusErrorCode.TopologyConflict, BusErrorCode.PublishRefused, BusErrorCode.PayloadTooLarge]);
+/** Names of the NATS client's errors that mean "the server is not there or not answering yet". */
+const UNAVAILABLE_NAMES = new Set(['TimeoutError', 'NoRespondersError', 'ConnectionError', 'JetStreamNotEnabled']);
+/** JetStream API codes of a server that is starting or recovering: 10008 JetStream temporarily unavailable, 10039 JetStream not enabled for account. */
+const UNAVAILABLE_API_CODES = new Set([10008, 10039]);
+
+/**
+ * True when `e` (or an error in its `cause` chain) says the broker is down, restarting or not
+ * ready (JetStream still recovering): a timeout, no responders, a lost connection, JetStream not
+ * enabled or temporarily unavailable, a 503 pull status. False for everything else, such as bad
+ * settings, refused credentials, a topology conflict or a full stream, which waiting does not cure.
+ */
+export function isBrokerUnavailable(e: unknown): boolean {
+  for (let x: unknown = e, depth = 0; x instanceof Error && depth < 8; x = x.cause, depth++) {
+    if (x instanceof BusError && SETTLED_CODES.has(x.code)) return false;
+    if (isBusError(x, BusErrorCode.NoStream) || isBusError(x, BusErrorCode.PublishTimeout)) return true;
+    if (UNAVAILABLE_NAMES.has(x.name)) return true;
+    const withCode = x as Error & { code?: unknown; isNoResponders?: () => boolean };
+    if (typeof withCode.isNoResponders === 'function' && withCode.isNoResponders()) return true;
+    // A 503 status on a pull (no responders), or one of the API's "not ready" codes.
+    if (x.name === 'JetStreamStatusError' && withCode.code === 503) return true;
+    if (x.name === 'JetStreamApiError' && typeof withCode.code === 'number' && UNAVAILABLE_API_CODES.has(withCode.code)) return true;
+  }
+  return false;
+}

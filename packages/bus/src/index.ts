@@ -3,6 +3,7 @@
 export {
   BusError,
   BusErrorCode,
+  isBrokerUnavailable,
   isBusError,
   isNotFound,
   isPublishRefused,

@@ -20,6 +20,12 @@ export interface PullLoopOptions {
   overflowHeartbeatMs: number;
   /** Works on one message and settles it; a rejection is logged, never stops the loop. */
   onMessage: (m: JsMsg) => Promise<void>;
+  /**
+   * Take at most this many messages in all, then stop by itself once they are worked on (an
+   * actor that serves N episodes and exits). Pulls never ask for more than remain; a message a
+   * reconnect delivers beyond the limit is naked at once, back to the queue. Default: no limit.
+   */
+  maxMessages?: number;
   signal?: AbortSignal;
   logger: Logger;
 }
@@ -51,6 +57,8 @@ export async function startPullLoop(opts: PullLoopOptions): Promise<PullLoopHand
 
 class PullLoop implements PullLoopHandle {
   private inFlight = 0;
+  /** Messages handed to onMessage or parked in overflow (counted against maxMessages). */
+  private taken = 0;
   /** Messages asked for by outstanding pull requests and not yet received. */
   private requested = 0;
   private pulls = 0;
@@ -102,7 +110,8 @@ class PullLoop implements PullLoopHandle {
 
   private pump(): void {
     if (this.stopping || this.retryTimer !== null || this.o.nc.isClosed()) return;
-    const free = this.o.maxInFlight - this.inFlight - this.requested - this.overflow.length;
+    const slots = this.o.maxInFlight - this.inFlight - this.requested - this.overflow.length;
+    const free = Math.min(slots, this.remaining() - this.requested);
     if (free <= 0 || this.pulls >= MAX_CONCURRENT_PULLS) return;
     this.pull(free);
   }
@@ -144,7 +153,19 @@ class PullLoop implements PullLoopHandle {
     }, ms);
   }
 
+  /** Messages still to take under maxMessages (Infinity without a limit). */
+  private remaining(): number {
+    return this.o.maxMessages === undefined ? Infinity : this.o.maxMessages - this.taken;
+  }
+
   private dispatch(m: JsMsg): void {
+    if (this.remaining() <= 0) {
+      // Beyond the limit (a reconnect re-pull): give it straight back for another consumer.
+      m.nak();
+      this.log.info({ seq: m.seq, maxMessages: this.o.maxMessages }, 'message beyond maxMessages naked back to the queue');
+      return;
+    }
+    this.taken++;
     if (this.inFlight < this.o.maxInFlight) {
       this.run(m);
       return;
@@ -176,6 +197,7 @@ class PullLoop implements PullLoopHandle {
         const next = this.overflow.shift();
         this.setOverflowTimer();
         if (next) this.run(next);
+        else if (this.remaining() <= 0 && this.inFlight === 0) void this.stop();
         this.pump();
       });
     this.track(task);

@@ -84,6 +84,54 @@ void describe('publish + consume', () => {
     assert.deepEqual([lag.numPending, lag.numAckPending], [0, 0]);
   });
 
+  void it('with maxMessages takes exactly that many, stops by itself once they are done, and leaves the rest queued', async () => {
+    const n = 5;
+    for (let i = 0; i < n; i++) {
+      const r = rollout('run-m', i);
+      await s.bus.publish(taskSubject('run-m'), RolloutRequestSchema, r, { msgId: r.trajectoryId });
+    }
+    const seen: string[] = [];
+    const h = await s.bus.consume({
+      stream: STREAM_TASKS,
+      consumer: CONSUMER_ACTORS,
+      schema: RolloutRequestSchema,
+      maxInFlight: 2,
+      maxMessages: 3,
+      pullExpiresMs: 1000,
+      handler: async (d) => {
+        await new Promise((r) => setTimeout(r, 30));
+        seen.push(d.value.trajectoryId);
+      },
+    });
+    // No stop(): the consumer ends on its own after the third message is handled and acked.
+    await within(h.closed, 10_000, 'closed after 3 messages');
+    assert.equal(seen.length, 3);
+    assert.equal(h.stats.handled, 3);
+    const lag = await s.bus.consumerLag(STREAM_TASKS, CONSUMER_ACTORS);
+    assert.deepEqual([lag.numPending, lag.numAckPending, lag.numRedelivered], [2, 0, 0], 'two left for other consumers, none taken and held');
+    // The two left are served by the next consumer, none twice.
+    const rest: string[] = [];
+    const two = deferred();
+    const h2 = await s.bus.consume({
+      stream: STREAM_TASKS,
+      consumer: CONSUMER_ACTORS,
+      schema: RolloutRequestSchema,
+      maxInFlight: 2,
+      pullExpiresMs: 1000,
+      handler: (d) => {
+        rest.push(d.value.trajectoryId);
+        if (rest.length === 2) two.resolve();
+      },
+    });
+    await within(two.promise, 5000, 'the remaining two');
+    await h2.stop();
+    assert.deepEqual([...seen, ...rest].sort(), Array.from({ length: n }, (_, i) => `run-m/1/0/${i}/0`).sort());
+    await assert.rejects(
+      s.bus.consume({ stream: STREAM_TASKS, consumer: CONSUMER_ACTORS, schema: RolloutRequestSchema, maxInFlight: 1, maxMessages: 0, handler: () => {} }),
+      (e: unknown) => isBusError(e, BusErrorCode.InvalidArgument) && e.message.includes('maxMessages=0'),
+    );
+  });
+
   void it('with autoAck off leaves the ack to the caller (learner-style)', async () => {
     const r = rollout('run-c', 0);
     await s.bus.publish(taskSubject('run-c'), RolloutRequestSchema, r, { msgId: r.trajectoryId });

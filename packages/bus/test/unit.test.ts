@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { JetStreamApiError } from '@nats-io/jetstream';
-import { headers } from '@nats-io/nats-core';
+import { headers, RequestError, NoRespondersError, TimeoutError } from '@nats-io/nats-core';
 import {
+  BusError,
   BusErrorCode,
   CONSUMER_ACTORS,
   CONSUMER_LEARNER,
@@ -15,6 +16,7 @@ import {
   DlqHeader,
   DlqReason,
   encodeKvKey,
+  isBrokerUnavailable,
   isBusError,
   isEntryBlocking,
   nakDelayMs,
@@ -167,5 +169,40 @@ void describe('configDiff and blacklist expiry', () => {
     assert.equal(isEntryBlocking({ reason: 'bot_wall', failures: 3, untilMs: 2000 }, 1999), true);
     assert.equal(isEntryBlocking({ reason: 'bot_wall', failures: 3, untilMs: 2000 }, 2000), false);
     assert.equal(isEntryBlocking(null, 0), false);
+  });
+});
+
+/** The client's JetStreamNotEnabled (thrown by jetstreamManager() against a server without JetStream; the class is not exported). */
+const jetStreamNotEnabled = (): Error => Object.assign(new Error('jetstream is not enabled'), { name: 'JetStreamNotEnabled' });
+
+void describe('isBrokerUnavailable', () => {
+  void it('is true for a broker that is down, restarting or whose JetStream is not ready, through cause chains', () => {
+    const wrapped = (cause: Error) => new BusError(BusErrorCode.ApiFailed, 'kv open failed', { cause: new Error('open owrl_actors', { cause }) });
+    for (const e of [
+      new TimeoutError(),
+      new RequestError('no responders', { cause: new NoRespondersError('$JS.API.INFO') }),
+      jetStreamNotEnabled(),
+      new JetStreamApiError({ code: 503, err_code: 10039, description: 'jetstream not enabled for account' }),
+      new JetStreamApiError({ code: 503, err_code: 10008, description: 'jetstream temporarily unavailable' }),
+      new BusError(BusErrorCode.ConnectFailed, 'JetStream is not available', { cause: jetStreamNotEnabled() }),
+      wrapped(new TimeoutError()),
+    ]) {
+      assert.equal(isBrokerUnavailable(e), true, `${e.name}: ${e.message}`);
+    }
+  });
+
+  void it('is false for what waiting does not cure', () => {
+    for (const e of [
+      new Error('chromium not found'),
+      new BusError(BusErrorCode.AuthFailed, 'refused', { cause: new TimeoutError() }),
+      new BusError(BusErrorCode.TopologyConflict, 'retention differs'),
+      // A full stream answers 503 as well; it is backpressure, not an absent broker.
+      new BusError(BusErrorCode.PublishRefused, 'full', { cause: new JetStreamApiError({ code: 503, err_code: 10077, description: 'maximum messages exceeded' }) }),
+      new JetStreamApiError({ code: 404, err_code: 10014, description: 'consumer not found' }),
+      'a string',
+      undefined,
+    ]) {
+      assert.equal(isBrokerUnavailable(e), false, String(e));
+    }
   });
 });

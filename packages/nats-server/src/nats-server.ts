@@ -1,4 +1,4 @@
-// A real nats-server with JetStream as a child process: on a free port, with its own store
+// A real nats-server with JetStream (or without, on request) as a child process: on a free port, with its own store
 // directory; can be stopped and restarted on the same port and store (fault tests).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,6 +14,10 @@ export interface NatsServerOptions {
   maxPayload?: number;
   /** Extra config file lines. */
   extraConfig?: string[];
+  /** false: a server without JetStream (what a client meets while a broker's JetStream is not ready yet). Default true. */
+  jetstream?: boolean;
+  /** Listen on this port (e.g. one a test held with a server of its own); default a free one. */
+  port?: number;
 }
 
 export interface NatsServer extends AsyncDisposable {
@@ -61,13 +65,13 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
 export async function startNatsServer(opts: NatsServerOptions = {}): Promise<NatsServer> {
   const bin = findBinary(opts.bin);
   const version = execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim();
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-nats-'));
   const storeDir = path.join(dir, 'js');
   const conf = path.join(dir, 'nats.conf');
   const lines = [
     `listen: 127.0.0.1:${port}`,
-    `jetstream { store_dir: ${JSON.stringify(storeDir)} }`,
+    ...(opts.jetstream === false ? [] : [`jetstream { store_dir: ${JSON.stringify(storeDir)} }`]),
     ...(opts.maxPayload ? [`max_payload: ${opts.maxPayload}`] : []),
     ...(opts.extraConfig ?? []),
   ];

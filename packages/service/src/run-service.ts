@@ -5,7 +5,7 @@
 // awaited; then the service starts. Shutdown (a signal, the service ending, a fatal error) stops
 // the service, drains the bus, closes the metrics server, flushes the log and only then exits:
 // 0 after a signal or a normal end, 1 after a fatal error, 2 for bad configuration.
-import { connectBus, describeNatsSettings, type Bus } from '@owrl/bus';
+import { connectBus, describeNatsSettings, isBrokerUnavailable, type Bus } from '@owrl/bus';
 import { ConfigError, envOneOf, type Env, type Logger, type Meter } from '@owrl/core';
 import { createLogger, LOG_LEVELS, PromMeter, startMetricsServer, type MetricsServer, type ServiceLogger } from '@owrl/telemetry';
 import { Health } from './health.js';
@@ -51,7 +51,13 @@ export interface ServiceSpec<C, B extends boolean = true> {
   config(env: Env): C | Promise<C>;
   /** false for a service without NATS; default true. */
   bus?: B;
-  /** Keep retrying the first NATS connect (services that may start before NATS); default false: exit 1 when unreachable. */
+  /**
+   * Wait for NATS instead of failing (services that may start before NATS, or while it restarts):
+   * keep retrying the first connect, and retry connecting and start() with backoff while they fail
+   * because the broker is down or not ready yet (isBrokerUnavailable: timeouts, no responders, JetStream not
+   * enabled or recovering). start() must then leave nothing running when it throws. Default
+   * false: exit 1 when NATS is unreachable or start() fails.
+   */
   waitOnFirstConnect?: boolean;
   /** Connection name shown by the NATS server; default `owrl-<name>-<pid>`. */
   connectionName?(config: C): string;
@@ -140,19 +146,21 @@ class ServiceRun<C, B extends boolean> {
     }
     if (settings.nats) {
       this.#health.check('nats', () => this.#bus !== null && !this.#bus.nc.isClosed());
-      const connecting = connectBus({
-        servers: settings.nats.servers,
-        auth: settings.nats.auth,
-        name: spec.connectionName?.(config) ?? `owrl-${spec.name}-${process.pid}`,
-        logger: log,
-        waitOnFirstConnect: spec.waitOnFirstConnect ?? false,
-      });
+      const nats = settings.nats;
       // A signal while waiting for NATS ends the wait: there is nothing to stop yet.
-      const bus = await Promise.race([connecting, aborted(this.#abort.signal)]);
-      if (bus === null) {
-        connecting.then((b) => b.close(), () => {}).catch(() => {});
-        return;
-      }
+      const bus = await this.#untilBrokerReady('connecting', log, async () => {
+        const connecting = connectBus({
+          servers: nats.servers,
+          auth: nats.auth,
+          name: spec.connectionName?.(config) ?? `owrl-${spec.name}-${process.pid}`,
+          logger: log,
+          waitOnFirstConnect: spec.waitOnFirstConnect ?? false,
+        });
+        const b = await Promise.race([connecting, aborted(this.#abort.signal)]);
+        if (b === null) connecting.then((late) => late.close(), () => {}).catch(() => {});
+        return b;
+      });
+      if (bus === null) return;
       this.#bus = bus;
       bus.closed().then(
         () => {
@@ -174,14 +182,34 @@ class ServiceRun<C, B extends boolean> {
       topology: settings.topology,
       fail: (err) => this.#shutdown(ExitCode.failed, 'failed', err),
     };
-    this.#handle = await spec.start(ctx);
-    if (this.#abort.signal.aborted) return;
+    this.#handle = await this.#untilBrokerReady('starting', log, () => spec.start(ctx));
+    if (this.#handle === null || this.#abort.signal.aborted) return;
     this.#health.set('started', true);
     log.info({ metricsPort: this.#server?.port ?? 0 }, 'started');
     this.#handle.done?.then(
       () => this.#shutdown(ExitCode.ok, 'finished'),
       (e: unknown) => this.#shutdown(ExitCode.failed, 'failed', e),
     );
+  }
+
+  /**
+   * `fn()`, retried while it fails because the broker is unavailable (isBrokerUnavailable), when
+   * the service waits for NATS: backoff 1 s doubling to 15 s, until it succeeds or a shutdown
+   * begins (then null). Any other failure is thrown at once.
+   */
+  async #untilBrokerReady<T>(phase: string, log: Logger, fn: () => Promise<T | null>): Promise<T | null> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (e) {
+        if (!this.#spec.waitOnFirstConnect || !isBrokerUnavailable(e) || this.#bus?.nc.isClosed() === true) throw e;
+        if (this.#abort.signal.aborted) return null;
+        const waitMs = Math.min(1000 * 2 ** Math.min(attempt - 1, 4), 15_000);
+        log.warn({ err: e, phase, attempt, waitMs }, 'NATS not ready (broker down or restarting); retrying');
+        const slept = await Promise.race([new Promise<boolean>((r) => setTimeout(() => r(true), waitMs)), aborted(this.#abort.signal)]);
+        if (slept === null) return null;
+      }
+    }
   }
 
   #onSignal(signal: NodeJS.Signals): void {

@@ -31,6 +31,7 @@ import {
   type ActorRegistry,
   type BlacklistEntry,
   type Bus,
+  type ConsumeHandle,
   type Delivery,
   type WeightsPointer,
 } from '@owrl/bus';
@@ -63,7 +64,8 @@ export class Actor {
   private busy = 0;
   private hosts: BlacklistCache | null = null;
   private episodes = 0;
-  private consumer: { stop(): Promise<void> } | null = null;
+  private consumer: ConsumeHandle | null = null;
+  private registered = false;
   private stopWatch: (() => Promise<void>) | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly m: ActorMetrics;
@@ -84,12 +86,30 @@ export class Actor {
       consumer: CONSUMER_ACTORS,
       schema: RolloutRequestSchema,
       maxInFlight: config.slots,
+      ...(config.maxEpisodes ? { maxMessages: config.maxEpisodes } : {}),
       handler: (delivery) => this.handle(delivery),
+    });
+  }
+
+  /**
+   * With `maxEpisodes` set: resolves once that many requests were taken and each was published
+   * and acked (or handed back to the queue); rejects when consumption ended before (the
+   * connection closed for good). Without a limit: never settles while the actor runs.
+   */
+  finished(): Promise<void> {
+    const consumer = this.consumer;
+    const max = this.d.config.maxEpisodes ?? 0;
+    if (!consumer) return Promise.reject(new Error('the actor has not started'));
+    if (max <= 0) return new Promise<void>(() => {});
+    return consumer.closed.then(() => {
+      if (consumer.stats.handled < max) throw new Error(`rollout consumption ended after ${consumer.stats.handled} of OWRL_MAX_EPISODES=${max} requests`);
+      this.d.logger.info({ maxEpisodes: max, episodes: this.episodes, failed: consumer.stats.failed }, 'served OWRL_MAX_EPISODES requests; draining');
     });
   }
 
   private async beat(): Promise<void> {
     try {
+      this.registered = true;
       await this.d.registry.heartbeat(this.d.config.actorId, {
         slots: this.d.config.slots,
         busy: this.busy,
@@ -315,9 +335,15 @@ export class Actor {
     });
   }
 
+  /** Stops pulling, waits for the episodes in flight, then leaves the registry (the fleet view drops it at once, not after the heartbeat timeout). */
   async stop(): Promise<void> {
     await this.stopWatch?.();
     if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
     await this.consumer?.stop();
+    if (this.registered) {
+      this.registered = false;
+      await this.d.registry.remove(this.d.config.actorId).catch((e: unknown) => this.d.logger.warn({ err: e }, 'leaving the actor registry failed; the entry expires with its TTL'));
+    }
   }
 }

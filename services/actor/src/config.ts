@@ -26,6 +26,11 @@ export interface ActorConfig {
   publishRetryMs: number;
   /** First backoff of a publish retry (doubling, at most 10 s). */
   publishBackoffMs: number;
+  /**
+   * Rollout requests to serve before exiting 0 (OWRL_MAX_EPISODES; 0 or unset: no limit). The
+   * one-pod-per-rollout mode runs actors with 1: take one request, publish, ack, drain, exit.
+   */
+  maxEpisodes?: number;
   /** Policy backend (OWRL_POLICY); default pointer. */
   policy?: PolicyBackendName;
   /** The openai backend's settings (OWRL_POLICY=openai). */
@@ -64,5 +69,6 @@ export function loadActorConfig(env: Env): ActorConfig {
     stepScreenshots: envBool('OWRL_STEP_SCREENSHOTS', true, env),
     publishRetryMs: envInt('OWRL_PUBLISH_RETRY_S', 300, env, 0) * 1000,
     publishBackoffMs: envInt('OWRL_PUBLISH_BACKOFF_MS', 500, env, 1),
+    maxEpisodes: envInt('OWRL_MAX_EPISODES', 0, env, 0),
   };
 }

@@ -29,18 +29,24 @@ runService({
       await policies.close();
       await pool.close();
     };
+    let actor: Actor | undefined;
     try {
       await pool.start();
-      const actor = new Actor({ config, bus, pool, policies, weights: await WeightsPointer.open(bus), registry: await ActorRegistry.open(bus), shots: new ScreenshotStore(bus), meter, logger });
+      actor = new Actor({ config, bus, pool, policies, weights: await WeightsPointer.open(bus), registry: await ActorRegistry.open(bus), shots: new ScreenshotStore(bus), meter, logger });
       await actor.start();
-      logger.info({ slots: config.slots }, 'actor ready');
+      logger.info({ slots: config.slots, maxEpisodes: config.maxEpisodes || null }, 'actor ready');
+      const running = actor;
       return {
         stop: async () => {
-          await actor.stop();
+          await running.stop();
           await closeBrowsers();
         },
+        // OWRL_MAX_EPISODES: the service ends (exit 0) once that many requests were served.
+        ...(config.maxEpisodes ? { done: running.finished() } : {}),
       };
     } catch (e) {
+      // A start that failed half-way (e.g. the broker went away) leaves nothing running: it may be retried.
+      await actor?.stop().catch(() => {});
       await closeBrowsers();
       throw e;
     }

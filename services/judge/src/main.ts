@@ -75,7 +75,13 @@ runService({
       ...(modelSource !== undefined && shadow ? { shadow: modelSource } : {}),
     });
     health.check('consuming', () => service.running);
-    await service.start();
+    try {
+      await service.start();
+    } catch (e) {
+      // Nothing is left running when the start fails (it is retried while the broker is unavailable).
+      await model?.close().catch(() => {});
+      throw e;
+    }
     return {
       stop: async () => {
         await service.stop();
