@@ -45,7 +45,7 @@ import { withRetry, type RetryOptions } from './failure-policy.js';
 import { HostGuard } from './host-guard.js';
 import { Inbox, type Pending } from './inbox.js';
 import type { LearnerMetrics } from './metrics.js';
-import { PolicyPublisher } from './publisher.js';
+import { PolicyPublisher, type RemoteTrainerBinding } from './publisher.js';
 import { REASON_STALE, RoundLedger, type GroupState, type Redispatch } from './round-ledger.js';
 import { RoundStats } from './round-stats.js';
 import { recordUpdateHealth } from './update-health.js';
@@ -59,6 +59,8 @@ export interface LearnerDeps {
   scheduler: TaskScheduler;
   model: PointerModel;
   trainer: GrpoTrainer;
+  /** A trainer in another process every update goes to (OWRL_TRAINER=host:port); absent: in process. */
+  remoteTrainer?: RemoteTrainerBinding;
   artifacts: ArtifactServer;
   weights: WeightsPointer;
   blacklist: Blacklist;
@@ -109,7 +111,7 @@ export class Learner {
     this.curriculum = new Curriculum(d.config.curriculum);
     this.rng = new SeededRng(d.config.seed);
     this.inbox = new Inbox(Math.max(500, Math.floor(d.config.scoredAckWaitMs / 3)));
-    this.control = new RunControl(d.store, () => this.inbox.notify());
+    this.control = new RunControl(d.store, () => this.inbox.notify(), { keepRounds: d.config.keepRounds });
     this.crash = new CrashPoints(d.config.crashAt);
     this.hosts = new HostGuard(
       d.blacklist,
@@ -135,6 +137,7 @@ export class Learner {
       crash: this.crash,
       logger: d.logger,
       retry: this.retry,
+      ...(d.remoteTrainer ? { remote: d.remoteTrainer } : {}),
     });
   }
 

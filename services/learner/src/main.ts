@@ -6,7 +6,7 @@ import { ActorRegistry, ensureTopology, WeightsPointer, Blacklist } from '@owrl/
 import { RunPhase } from '@owrl/proto';
 import { DEFAULT_DIM, initialModel, readOnnxWeights } from '@owrl/policy';
 import { make, TrainHyperparamsSchema } from '@owrl/proto';
-import { Adam, GrpoTrainer, type PolicyTrainer } from '@owrl/rl';
+import { Adam, GrpoTrainer } from '@owrl/rl';
 import type { Logger } from '@owrl/telemetry';
 import { RemoteTrainer } from '@owrl/trainer-rpc';
 import { runService } from '@owrl/service';
@@ -18,7 +18,7 @@ import { FleetView } from './fleet-view.js';
 import { LearnerGrpcServer } from './grpc-server.js';
 import { Learner } from './learner.js';
 import { createLearnerMetrics } from './metrics.js';
-import { bindRemoteTrainer } from './publisher.js';
+import type { RemoteTrainerBinding } from './publisher.js';
 import { RunStateStore } from './run-state-store.js';
 import { TaskScheduler } from './scheduler.js';
 import { loadTasks } from './task-source.js';
@@ -27,7 +27,7 @@ import { loadTasks } from './task-source.js';
  * OWRL_TRAINER=host:port: the trainer every update goes to, asked what it trains at start-up (an
  * unreachable trainer fails the start after the client's retries).
  */
-async function connectTrainer(config: LearnerConfig, grpo: GrpoTrainer, resumedVersion: number | null, stateDir: string, logger: Logger): Promise<PolicyTrainer> {
+async function connectTrainer(config: LearnerConfig, resumedVersion: number | null, stateDir: string, logger: Logger): Promise<RemoteTrainerBinding> {
   const address = config.trainer === 'inprocess' ? '' : config.trainer.address;
   const remote = new RemoteTrainer(address, { token: config.trainerToken, logger });
   const info = await remote.info();
@@ -36,7 +36,7 @@ async function connectTrainer(config: LearnerConfig, grpo: GrpoTrainer, resumedV
   if (resumedVersion !== null && !info.restorableVersions.includes(BigInt(resumedVersion))) {
     logger.warn({ trainer: address, resumedVersion, restorable: info.restorableVersions.map(Number) }, 'the trainer cannot restore the checkpointed version; the next update will be refused');
   }
-  bindRemoteTrainer(grpo, {
+  const binding: RemoteTrainerBinding = {
     trainer: remote,
     info,
     stateDir,
@@ -48,9 +48,9 @@ async function connectTrainer(config: LearnerConfig, grpo: GrpoTrainer, resumedV
       temperature: config.temperature,
       lossAgg: 'token_mean',
     }),
-  });
+  };
   logger.info({ trainer: address, name: info.name, traceKinds: info.traceKinds, artifactKind: info.artifactKind, latestVersion: Number(info.latestVersion) }, 'updates go to a remote trainer');
-  return remote;
+  return binding;
 }
 
 runService({
@@ -82,7 +82,7 @@ runService({
     }
     const optimizer = restored?.optimizer ?? new Adam(model.dim, config.learningRate > 0 ? { lr: config.learningRate } : {});
     const trainer = new GrpoTrainer(model, optimizer, { epochs: config.ppoEpochs, clipLow: config.clipLow, clipHigh: config.clipHigh, trustKl: config.trustKl });
-    const remoteTrainer = config.trainer === 'inprocess' ? null : await connectTrainer(config, trainer, restored?.policyVersion ?? null, path.join(runDir, 'trainer'), logger);
+    const remoteTrainer = config.trainer === 'inprocess' ? null : await connectTrainer(config, restored?.policyVersion ?? null, path.join(runDir, 'trainer'), logger);
     const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost, keep: config.keepArtifacts });
     const artifactUrl = await artifacts.start();
 
@@ -90,7 +90,7 @@ runService({
     const fleet = new FleetView({ actors: await ActorRegistry.open(bus), blacklist }, store, logger);
     await fleet.start();
 
-    const learner = new Learner({ config, bus, store, scheduler, model, trainer, artifacts, weights, blacklist, checkpoints, restored, incarnation, metrics, logger });
+    const learner = new Learner({ config, bus, store, scheduler, model, trainer, ...(remoteTrainer ? { remoteTrainer } : {}), artifacts, weights, blacklist, checkpoints, restored, incarnation, metrics, logger });
     const grpcServer = new LearnerGrpcServer(store, learner.control, { port: config.grpcPort, host: config.grpcHost, controlToken: config.controlToken, logger });
     const grpcPort = await grpcServer.start();
     grpcServer.setServing(true);
@@ -118,7 +118,7 @@ runService({
         grpcServer.setServing(false);
         await grpcServer.close();
         await artifacts.close();
-        await remoteTrainer?.close();
+        await remoteTrainer?.trainer.close();
       },
     };
   },

@@ -39,19 +39,6 @@ export interface RemoteTrainerBinding {
   hyper: TrainHyperparams;
 }
 
-/**
- * The remote trainer for the publisher that the learner builds around `grpo` (the learner's
- * constructor makes its publisher from its dependencies; main binds the remote trainer to the
- * GrpoTrainer it hands over).
- */
-const bindings = new WeakMap<GrpoTrainer, RemoteTrainerBinding>();
-
-/** Makes every PolicyPublisher built around `grpo` train through `binding` instead of in process. */
-export function bindRemoteTrainer(grpo: GrpoTrainer, binding: RemoteTrainerBinding): void {
-  fs.mkdirSync(binding.stateDir, { recursive: true });
-  bindings.set(grpo, binding);
-}
-
 export interface PolicyPublisherDeps {
   runId: string;
   model: PointerModel;
@@ -61,7 +48,7 @@ export interface PolicyPublisherDeps {
   crash: CrashPoints;
   logger: Logger;
   retry: RetryOptions;
-  /** A trainer in another process; default the binding made for `trainer`, else in process. */
+  /** A trainer in another process (OWRL_TRAINER=host:port); absent: the built-in trainer in process. */
   remote?: RemoteTrainerBinding;
 }
 
@@ -91,7 +78,8 @@ export class PolicyPublisher {
   private version = 0;
 
   constructor(private readonly d: PolicyPublisherDeps) {
-    this.remote = d.remote ?? bindings.get(d.trainer);
+    this.remote = d.remote;
+    if (this.remote) fs.mkdirSync(this.remote.stateDir, { recursive: true });
     this.inProcess = new InProcessPointerTrainer({
       trainer: d.trainer,
       store: (v, bytes) => d.artifacts.put(Number(v), bytes),
