@@ -117,14 +117,15 @@ export async function startLlmLoop(opts: LlmLoopOptions = {}): Promise<LlmLoop> 
     collectScored: async () => {
       const nc = await sys.natsConnection();
       const js = jetstream(nc);
-      const c = await js.consumers.get('OWRL_SCORED', { filter_subjects: [`owrl.scored.${sys.runId}`] });
+      // no subject filter: nats-server 2.9 (CI's) has no filter_subjects; the run's own id picks its trajectories
+      const c = await js.consumers.get('OWRL_SCORED');
       const out: ScoredTrajectory[] = [];
       // the run is over: everything is on the stream; read until a fetch comes back empty
       for (;;) {
         const batch = await c.fetch({ max_messages: 256, expires: 2000 });
         let got = 0;
         for await (const m of batch) {
-          out.push(decode(ScoredTrajectorySchema, m.data));
+          if (m.subject === `owrl.scored.${sys.runId}`) out.push(decode(ScoredTrajectorySchema, m.data));
           got++;
         }
         if (got === 0) break;

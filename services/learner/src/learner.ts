@@ -498,7 +498,7 @@ export class Learner {
     if (kept.length > 0) {
       summary.stalenessCounts = this.recordStaleness(kept);
       const tu = Date.now();
-      const u = this.publisher.update(kept);
+      const u = await this.publisher.train(kept, this.policyVersion);
       recordUpdateHealth(summary, u.epochs, this.d.metrics);
       summary.updateS = (Date.now() - tu) / 1000;
       this.d.metrics.updateSeconds.observe(summary.updateS);
