@@ -15,7 +15,7 @@ export interface MetricsCheck {
   families: number;
 }
 
-const HISTOGRAM_UNITS = ['seconds', 'bytes', 'ratio', 'steps', 'tokens'];
+const HISTOGRAM_UNITS = ['seconds', 'bytes', 'ratio', 'steps', 'tokens', 'versions'];
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)( -?\d+)?$/;
 
 function promtool(): string | null {
