@@ -54,7 +54,7 @@ void test("the site's reasons are the ones the learner counted at ENV_ERROR befo
   ];
   assert.deepEqual(reasonsWithFault('site').sort(), [...handList].sort());
   assert.deepEqual(reasonsWithFault('task').sort(), ['bad_url', 'blocked_url']);
-  assert.deepEqual(reasonsWithFault('skip'), ['host_blacklisted']);
+  assert.deepEqual(reasonsWithFault('skip').sort(), ['host_blacklisted', 'policy_behind']);
 });
 
 void test('host failure causes and outcome keys', () => {
@@ -65,6 +65,7 @@ void test('host failure causes and outcome keys', () => {
     ['INIT_ERROR', 'brand_new_code', 'init_error:brand_new_code'],
     ['INIT_ERROR', '', 'init_error:unknown'],
     ['INIT_ERROR', 'host_blacklisted', null],
+    ['INIT_ERROR', 'policy_behind', null],
     ['INIT_ERROR', 'bad_url', null],
     ['ENV_ERROR', 'bot_wall', 'bot_wall'],
     ['INIT_ERROR', 'bot_wall', 'bot_wall'],
