@@ -6,9 +6,8 @@
 // included) or dropped as late exactly once, with no trained trajectory staler than the bound.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jetstreamManager } from '@nats-io/jetstream';
 import { RunPhase } from '@owrl/proto';
-import { startSystem } from '@owrl/testkit';
+import { startSystem, waitForSettledCounts } from '@owrl/testkit';
 
 const MAX_STALENESS = 1;
 
@@ -45,24 +44,8 @@ void test('async mode: continuous dispatch, carried-over groups survive a learne
     assert.equal(state.mode, 'async');
     assert.equal(state.incarnation, 2);
 
-    const nc = await sys.natsConnection();
-    const jsm = await jetstreamManager(nc);
-    const settled = await (async () => {
-      for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
-        const tasks = await jsm.streams.info('OWRL_TASKS');
-        const scored = await jsm.streams.info('OWRL_SCORED');
-        const lc = await jsm.consumers.info('OWRL_SCORED', `learner_${sys.runId}`);
-        const s = await sys.runState();
-        const c = s.counters!;
-        if (tasks.state.messages === 0 && lc.num_pending === 0 && lc.num_ack_pending === 0 && BigInt(scored.state.messages) === c.trainable + c.excluded + c.lateDropped && BigInt(tasks.state.last_seq) === c.dispatched) {
-          return { s, dispatched: tasks.state.last_seq, scored: scored.state.messages };
-        }
-        await new Promise((r) => setTimeout(r, 500));
-      }
-      const c = (await sys.runState()).counters!;
-      assert.fail(`counts never settled: learner dispatched ${c.dispatched}, trainable ${c.trainable}, excluded ${c.excluded}, late ${c.lateDropped}, in flight ${c.inFlight}`);
-    })();
-    const s = settled.s;
+    const settled = await waitForSettledCounts(sys);
+    const s = settled.state;
     const c = s.counters!;
     assert.equal(c.dispatched, BigInt(settled.dispatched), 'every dispatch is counted once');
     assert.equal(BigInt(settled.scored), c.trainable + c.excluded + c.lateDropped, 'every scored result is ingested, excluded or dropped once');

@@ -8,12 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { jetstreamManager } from '@nats-io/jetstream';
 import { RunPhase } from '@owrl/proto';
-import { startSystem } from '@owrl/testkit';
-
-const STREAM_TASKS = 'OWRL_TASKS';
-const STREAM_SCORED = 'OWRL_SCORED';
+import { startSystem, waitForSettledCounts } from '@owrl/testkit';
 
 function logLines(file: string): Array<Record<string, unknown>> {
   return fs
@@ -93,29 +89,8 @@ void test('a learner SIGKILLed at four points of a round resumes each time and f
     assert.equal(state.incarnation, crashed.length + 1, 'one start per crash, plus the first');
 
     // Let every rollout still out there (pre-crash dispatches, superseded ones) come back and be counted.
-    const nc = await sys.natsConnection();
-    const jsm = await jetstreamManager(nc);
-    const settled = await (async () => {
-      for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
-        const tasks = await jsm.streams.info(STREAM_TASKS);
-        const scored = await jsm.streams.info(STREAM_SCORED);
-        const lc = await jsm.consumers.info(STREAM_SCORED, `learner_${sys.runId}`);
-        const s = await sys.runState();
-        const c = s.counters!;
-        const accounted = c.trainable + c.excluded + c.lateDropped;
-        if (tasks.state.messages === 0 && lc.num_pending === 0 && lc.num_ack_pending === 0 && BigInt(scored.state.messages) === accounted && BigInt(tasks.state.last_seq) === c.dispatched) {
-          return { s, dispatched: tasks.state.last_seq, scored: scored.state.messages };
-        }
-        await new Promise((r) => setTimeout(r, 500));
-      }
-      const tasks = await jsm.streams.info(STREAM_TASKS);
-      const scored = await jsm.streams.info(STREAM_SCORED);
-      const c = (await sys.runState()).counters!;
-      assert.fail(
-        `counts never settled: tasks stored ${tasks.state.last_seq} (queued ${tasks.state.messages}), scored ${scored.state.messages}; learner dispatched ${c.dispatched}, trainable ${c.trainable}, excluded ${c.excluded}, late ${c.lateDropped}, duplicates ${c.duplicatesDropped}`,
-      );
-    })();
-    const s = settled.s;
+    const settled = await waitForSettledCounts(sys);
+    const s = settled.state;
     const c = s.counters!;
     // dispatched = scored = ingested + excluded (+ late: superseded pre-crash attempts), each exactly once.
     assert.equal(c.dispatched, BigInt(settled.dispatched), 'every dispatch is counted once');

@@ -17,6 +17,7 @@ export {
   type RegisteredActor,
   type SystemOptions,
 } from './system.js';
+export { waitForSettledCounts, type SettledCounts } from './settled-counts.js';
 export { isAlive } from './proc-tree.js';
 export {
   startChatServer,

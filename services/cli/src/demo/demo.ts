@@ -11,7 +11,7 @@ import { RunPhase, type RunState } from '@owrl/proto';
 import { freePort } from '@owrl/nats-server';
 import { LearnerClientHandle } from '../learner-client.js';
 import { formatRound, formatState } from '../format.js';
-import { ProcessGroup } from './processes.js';
+import { ProcessGroup, StopWatch } from './processes.js';
 import { buildReport, writeReport, type RunReport } from './report.js';
 import { runWarmup } from './warmup.js';
 import { commonEnv, serviceMain, startActors, startBroker, startJudge, startSites, waitHttp, type Broker } from '../stack.js';
@@ -69,16 +69,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
   let broker: Broker | null = null;
   let client: LearnerClientHandle | null = null;
   const t0 = Date.now();
-  let crash: Error | null = null;
-  procs.crashed((p, code) => {
-    crash = new Error(`${p.name} exited unexpectedly (code ${code}); last lines of ${p.logFile}:\n${procs.tail(p)}`);
-  });
-  // Repeated signals while stopping must not kill the CLI before its children are stopped.
-  const onSignal = () => {
-    crash ??= new Error('interrupted');
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = new StopWatch(procs);
   try {
     broker = await startBroker(out);
     const grpcPort = await freePort();
@@ -115,7 +106,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
         process.env['OWRL_CHROMIUM'],
       );
       out(`warm-up done in ${warmup.wall_s} s: held-out success ${(warmup.held_out.rate * 100).toFixed(1)} %; the learner starts from it`);
-      if (crash) throw crash;
+      stop.check();
     }
 
     procs.start('learner', serviceMain('learner'), {
@@ -166,7 +157,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
     let state: RunState | null = null;
     const deadline = t0 + o.timeoutS * 1000;
     for (;;) {
-      if (crash) throw crash;
+      stop.check();
       if (Date.now() > deadline) throw new Error(`the run did not finish within ${o.timeoutS} s`);
       try {
         state = await client.getRunState(3000);
@@ -203,8 +194,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
     client?.close();
     await procs.stopAll();
     await broker?.dispose();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.close();
   }
 }
 

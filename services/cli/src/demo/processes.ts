@@ -75,3 +75,33 @@ function signal(p: ServiceProcess, sig: NodeJS.Signals): void {
     /* already gone */
   }
 }
+
+/**
+ * What ends a run of the CLI early: the first unexpected exit of one of `procs`, or SIGINT/SIGTERM
+ * (taken, so that repeated signals while stopping never kill the CLI before its children are
+ * stopped). `close()` gives the signals back.
+ */
+export class StopWatch {
+  error: Error | null = null;
+  private readonly onSignal = (): void => {
+    this.error ??= new Error('interrupted');
+  };
+
+  constructor(procs: ProcessGroup) {
+    procs.crashed((p, code) => {
+      this.error = new Error(`${p.name} exited unexpectedly (code ${code}); last lines of ${p.logFile}:\n${procs.tail(p)}`);
+    });
+    process.on('SIGINT', this.onSignal);
+    process.on('SIGTERM', this.onSignal);
+  }
+
+  /** @throws the error that ended the run, if any. */
+  check(): void {
+    if (this.error) throw this.error;
+  }
+
+  close(): void {
+    process.off('SIGINT', this.onSignal);
+    process.off('SIGTERM', this.onSignal);
+  }
+}

@@ -12,7 +12,7 @@ import { connectBus, ensureLearnerConsumer, ensureTopology, STREAM_SCORED, taskS
 import { fnv1a, parseTrajectoryId, trajectoryId } from '@owrl/core';
 import { make, PolicyArtifactSchema, RolloutRequestSchema, ScoredTrajectorySchema, terminationClassName, verdictSourceName, type ScoredTrajectory, type Task } from '@owrl/proto';
 import { readTaskFile } from '@owrl/tasks';
-import { ProcessGroup } from '../demo/processes.js';
+import { ProcessGroup, StopWatch } from '../demo/processes.js';
 import { commonEnv, startActors, startBroker, startJudge, useSites, type Broker, type SitesHandle } from '../stack.js';
 import { UsageError } from '../usage.js';
 import { materialize, resolveEvalPolicy } from './eval-policy.js';
@@ -140,15 +140,7 @@ export async function runEval(o: EvalOptions, out: (line: string) => void): Prom
   let sites: SitesHandle[] = [];
   let bus: Bus | null = null;
   let consumer: ConsumeHandle | null = null;
-  let crash: Error | null = null;
-  procs.crashed((p, code) => {
-    crash = new Error(`${p.name} exited unexpectedly (code ${code}); last lines of ${p.logFile}:\n${procs.tail(p)}`);
-  });
-  const onSignal = () => {
-    crash ??= new Error('interrupted');
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = new StopWatch(procs);
   try {
     if (queue.length > 0) {
       broker = await startBroker(out);
@@ -221,7 +213,7 @@ export async function runEval(o: EvalOptions, out: (line: string) => void): Prom
       };
       const deadline = t0 + o.timeoutS * 1000;
       for (;;) {
-        if (crash) throw crash;
+        stop.check();
         if (Date.now() > deadline) throw new Error(`the eval did not finish within ${o.timeoutS} s (rerun the same command to resume it)`);
         for (const [id, f] of inFlight) {
           if (Date.now() < f.deadline) continue;
@@ -264,7 +256,6 @@ export async function runEval(o: EvalOptions, out: (line: string) => void): Prom
     await procs.stopAll();
     await Promise.all(sites.map((s) => s.close()));
     await broker?.dispose();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.close();
   }
 }

@@ -1,0 +1,39 @@
+// The end of a run's accounting, read from the bus and the learner together: nothing queued in
+// OWRL_TASKS, nothing pending or unacked on the run's learner consumer, every dispatch stored once
+// and every scored message counted by the learner as trainable, excluded or late.
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { RunState } from '@owrl/proto';
+import type { OwrlSystem } from './system.js';
+
+export interface SettledCounts {
+  state: RunState;
+  /** Rollout requests stored in OWRL_TASKS over the run. */
+  dispatched: number;
+  /** Scored trajectories stored in OWRL_SCORED. */
+  scored: number;
+}
+
+/**
+ * Resolves once the run's counts have settled (see the module comment).
+ * @throws Error with the last counts seen when they have not settled within `timeoutMs`.
+ */
+export async function waitForSettledCounts(sys: OwrlSystem, timeoutMs = 120_000): Promise<SettledCounts> {
+  const jsm = await jetstreamManager(await sys.natsConnection());
+  let last = '';
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    const tasks = await jsm.streams.info('OWRL_TASKS');
+    const scored = await jsm.streams.info('OWRL_SCORED');
+    const lc = await jsm.consumers.info('OWRL_SCORED', `learner_${sys.runId}`);
+    const state = await sys.runState();
+    const c = state.counters!;
+    const accounted = c.trainable + c.excluded + c.lateDropped;
+    if (tasks.state.messages === 0 && lc.num_pending === 0 && lc.num_ack_pending === 0 && BigInt(scored.state.messages) === accounted && BigInt(tasks.state.last_seq) === c.dispatched) {
+      return { state, dispatched: tasks.state.last_seq, scored: scored.state.messages };
+    }
+    last =
+      `tasks stored ${tasks.state.last_seq} (queued ${tasks.state.messages}), scored ${scored.state.messages}, learner consumer pending ${lc.num_pending} unacked ${lc.num_ack_pending}; ` +
+      `learner dispatched ${c.dispatched}, trainable ${c.trainable}, excluded ${c.excluded}, late ${c.lateDropped}, duplicates ${c.duplicatesDropped}, in flight ${c.inFlight}`;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`counts never settled within ${timeoutMs} ms: ${last}`);
+}
