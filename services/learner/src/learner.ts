@@ -719,7 +719,7 @@ function meanReward(ledger: RoundLedger): number {
 }
 
 /** The q-quantile of a histogram given as counts per integer value (0 when empty). */
-export function quantile(counts: readonly number[], q: number): number {
+function quantile(counts: readonly number[], q: number): number {
   const total = counts.reduce((a, b) => a + b, 0);
   if (total === 0) return 0;
   const rank = Math.ceil(q * total);
