@@ -4,7 +4,8 @@
 // fraction of one, so in sync mode most rounds wait for a straggler while slots stand idle.
 // Real NATS, Chromium and separate processes (owrl demo). Figures: training wall time of each mode
 // (first dispatch to the last update), speedup, success over the last three rounds, staleness.
-// Extra arguments go to both demos.
+// `--order async,sync` runs async first (the machine's load can drift during a run: measure both
+// orders). Other arguments go to both demos.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** Both modes get this budget; the slots outnumber a sync round's rollouts in flight at its tail. */
-const BUDGET = ['--rounds', '10', '--groups', '3', '--group-size', '4', '--actors', '2', '--slots', '4', '--tasks', '60', '--difficulties', '1,2,3', '--curriculum', '10:6', '--no-warmup'];
+const BUDGET = ['--rounds', '8', '--groups', '3', '--group-size', '4', '--actors', '2', '--slots', '4', '--tasks', '60', '--difficulties', '1,2,3', '--curriculum', '10:6'];
 
 /** Long-tailed page loads on the bundled sites (not the sites' API the learner reads tasks from). */
 const FAULTS = [
@@ -34,8 +35,13 @@ interface DemoJson {
   state: { rounds: Round[]; staleness?: { counts: number[]; p50: number; p99: number; dropped: number }; counters: Record<string, number> };
 }
 
+/** Mean 1-minute load average while each mode ran (the machine is shared: compare like with like). */
+const loadMeans: Record<string, number> = {};
+
 async function demo(out: string, mode: string, faults: string, extra: string[]): Promise<DemoJson> {
   const json = path.join(out, `result-${mode}.json`);
+  const loads: number[] = [];
+  const sampler = setInterval(() => loads.push(os.loadavg()[0] ?? 0), 10_000);
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'services/cli/bin/owrl.js'), 'demo', '--out', out, '--json', json, '--mode', mode, '--run-id', `bench-${mode}`, ...BUDGET, ...extra], {
       stdio: ['ignore', 2, 2],
@@ -43,6 +49,8 @@ async function demo(out: string, mode: string, faults: string, extra: string[]):
     });
     child.once('exit', resolve);
   });
+  clearInterval(sampler);
+  loadMeans[mode] = loads.length ? loads.reduce((a, b) => a + b, 0) / loads.length : (os.loadavg()[0] ?? 0);
   if (code !== 0) throw new Error(`the ${mode} demo exited with code ${code}`);
   return JSON.parse(fs.readFileSync(json, 'utf8')) as DemoJson;
 }
@@ -51,19 +59,35 @@ const r3 = (x: number): number => Number(x.toFixed(3));
 /** Training wall time: every round from its first dispatch to its published update. */
 const trainS = (d: DemoJson): number => d.state.rounds.reduce((a, r) => a + r.wallS + (r.publishS ?? 0), 0);
 
-export async function asyncBench(args: string[]): Promise<Record<string, unknown>> {
+/** Splits `--order sync,async|async,sync` off the arguments passed on to the demos. */
+function orderOf(args: string[]): { order: ['sync', 'async'] | ['async', 'sync']; rest: string[] } {
+  const i = args.findIndex((a) => a === '--order' || a.startsWith('--order='));
+  if (i < 0) return { order: ['sync', 'async'], rest: args };
+  const value = args[i]!.includes('=') ? args[i]!.slice('--order='.length) : args[i + 1];
+  const rest = args.filter((_, k) => k !== i && !(k === i + 1 && !args[i]!.includes('=')));
+  if (value === 'sync,async') return { order: ['sync', 'async'], rest };
+  if (value === 'async,sync') return { order: ['async', 'sync'], rest };
+  throw new Error(`--order ${value ?? ''}: expected sync,async or async,sync`);
+}
+
+export async function asyncBench(argv: string[]): Promise<Record<string, unknown>> {
+  const { order, rest: args } = orderOf(argv);
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-bench-async-'));
   const faults = path.join(out, 'faults.json');
   fs.writeFileSync(faults, JSON.stringify(FAULTS));
   try {
-    process.stderr.write('bench async: sync mode\n');
-    const sync = await demo(out, 'sync', faults, args);
-    process.stderr.write('bench async: async mode, same budget\n');
-    const asy = await demo(out, 'async', faults, args);
+    const results: Partial<Record<'sync' | 'async', DemoJson>> = {};
+    for (const mode of order) {
+      process.stderr.write(`bench async: ${mode} mode${mode === order[1] ? ', same budget' : ''}\n`);
+      results[mode] = await demo(out, mode, faults, args);
+    }
+    const sync = results.sync!;
+    const asy = results.async!;
     const st = asy.state.staleness;
     const episodes = (d: DemoJson): number => d.state.rounds.reduce((a, r) => a + r.episodes, 0);
     return {
       bench: 'async',
+      order: order.join(','),
       rounds: sync.state.rounds.length,
       train_s_sync: r3(trainS(sync)),
       train_s_async: r3(trainS(asy)),
@@ -71,9 +95,15 @@ export async function asyncBench(args: string[]): Promise<Record<string, unknown
       episodes_async: episodes(asy),
       dispatched_sync: sync.state.counters['dispatched'] ?? 0,
       dispatched_async: asy.state.counters['dispatched'] ?? 0,
+      episodes_per_s_sync: r3(episodes(sync) / Math.max(1e-9, trainS(sync))),
+      episodes_per_s_async: r3(episodes(asy) / Math.max(1e-9, trainS(asy))),
+      load_avg_sync: r3(loadMeans['sync'] ?? 0),
+      load_avg_async: r3(loadMeans['async'] ?? 0),
       stale_dropped: st?.dropped ?? 0,
       staleness_counts: st?.counts ?? [],
       staleness_p50: st?.p50 ?? 0,
+      round_s_sync: sync.state.rounds.map((r) => r3(r.wallS + (r.publishS ?? 0))),
+      round_s_async: asy.state.rounds.map((r) => r3(r.wallS + (r.publishS ?? 0))),
       curve_sync: sync.state.rounds.map((r) => r3(r.successRate)),
       curve_async: asy.state.rounds.map((r) => r3(r.successRate)),
       speedup: r3(trainS(sync) / Math.max(1e-9, trainS(asy))),
@@ -82,6 +112,7 @@ export async function asyncBench(args: string[]): Promise<Record<string, unknown
       staleness_p99: st?.p99 ?? 0,
     };
   } finally {
-    fs.rmSync(out, { recursive: true, force: true });
+    if (process.env['OWRL_BENCH_KEEP']) process.stderr.write(`bench async: kept ${out}\n`);
+    else fs.rmSync(out, { recursive: true, force: true });
   }
 }
