@@ -1,3 +1,4 @@
+// test-run: alone (a whole training run across processes: its CPU would slow a neighbour, and the neighbour its rounds)
 // End to end: a short training run across separate processes (sites, learner, judge, 2 actors)
 // over a real nats-server with real Chromium, from the uniform policy (no warm-up) on the shop's
 // one-step tasks. Asserts that success rises (round 1 against the last rounds, a one-sided
@@ -84,18 +85,24 @@ void test('a short training run across processes raises success and loses no rol
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
 
-  // While it runs (rounds 2..5 still to go), `owrl status` reads the run state over gRPC.
+  // While it runs (rounds 2..5 still to go), `owrl status` reads the run state over gRPC; a
+  // failure here stops the demo instead of leaving it running.
   let statusText = '';
-  if ((await Promise.race([firstRound.then(() => 'round'), exited.then(() => 'exit')])) === 'round') {
-    const addr = fs.readFileSync(path.join(out, runId, 'learner.addr'), 'utf8').trim();
-    // Tried again (at most 3 times, while the run goes on) when a call fails on a loaded machine.
-    for (let attempt = 1; !statusText; attempt++) {
-      try {
-        statusText = (await promisify(execFile)(process.execPath, [OWRL, 'status', '--learner', addr], { timeout: 120_000 })).stdout;
-      } catch (e) {
-        if (attempt >= 3 || child.exitCode !== null) throw e;
+  try {
+    if ((await Promise.race([firstRound.then(() => 'round'), exited.then(() => 'exit')])) === 'round') {
+      const addr = fs.readFileSync(path.join(out, runId, 'learner.addr'), 'utf8').trim();
+      // Tried again (at most 3 times, while the run goes on) when a call fails on a loaded machine.
+      for (let attempt = 1; !statusText; attempt++) {
+        try {
+          statusText = (await promisify(execFile)(process.execPath, [OWRL, 'status', '--learner', addr], { timeout: 120_000 })).stdout;
+        } catch (e) {
+          if (attempt >= 3 || child.exitCode !== null) throw e;
+        }
       }
     }
+  } catch (e) {
+    child.kill('SIGTERM');
+    throw e;
   }
   const code = await exited;
   assert.equal(code, 0, `demo failed:\n${stdout}\n${stderr}`);

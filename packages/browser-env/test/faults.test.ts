@@ -1,3 +1,4 @@
+// test-run: alone (asserts bounds on retry and timeout durations)
 // Faults of the site and the page against real Chromium, each provoked for real: DNS failure,
 // a flaky start page retried with backoff, a stalled start page, Cloudflare-style and captcha
 // walls at init and mid-episode, a renderer crash, and the step and tool-call timeouts.

@@ -1,3 +1,4 @@
+// test-run: alone (measures the memory of its own Chromium processes over 80 episodes)
 // Hygiene over many episodes (DESIGN §5): 80 short episodes through one pool of 4 slots that
 // recycles Chromium every 20 episodes (4 browsers, 3 recycles; 300 episodes recycled every 50
 // took minutes of `npm test` for no further check). Afterwards no Chromium process of ours is
