@@ -6,10 +6,10 @@
 // processes, minutes each; `npm run test:system`, also run by CI), which a plain run leaves out;
 // file filters may follow and then select among all test files.
 //
-// Files run two at a time (`--concurrency N` to change; node's own default is one on 2 cores),
-// except those whose source starts with a `// test-run: alone (why)` line: timing bounds, a whole
-// training run or stacks of processes, which run one at a time after the others so that a
-// neighbour's load does not decide them. The slowest files and the total are printed at the end.
+// Files run two at a time (`--concurrency N` to change; node's own default is one on 2 cores; the
+// system tests run one at a time), except those whose source starts with a `// test-run: alone
+// (why)` line: timing bounds, a whole training run or stacks of processes, which run one at a
+// time after the others so that a neighbour's load does not decide them. The slowest files and the total are printed at the end.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,7 +29,8 @@ if (args.includes('--unit')) {
   process.exit(2);
 }
 const ci = args.indexOf('--concurrency');
-const concurrency = ci >= 0 ? Number(args[ci + 1]) : 2;
+// The whole-system tests (many processes each) run one at a time unless asked otherwise.
+const concurrency = ci >= 0 ? Number(args[ci + 1]) : systemOnly ? 1 : 2;
 if (!Number.isInteger(concurrency) || concurrency < 1) {
   console.error(`--concurrency must be an integer >= 1, got ${JSON.stringify(args[ci + 1])}`);
   process.exit(2);
