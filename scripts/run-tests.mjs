@@ -9,7 +9,8 @@
 // Files run two at a time (`--concurrency N` to change; node's own default is one on 2 cores; the
 // system tests run one at a time), except those whose source starts with a `// test-run: alone
 // (why)` line: timing bounds, a whole training run or stacks of processes, which run one at a
-// time after the others so that a neighbour's load does not decide them. The slowest files and the total are printed at the end.
+// time after the others so that a neighbour's load does not decide them. The slowest files and
+// the total are printed at the end.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
