@@ -5,6 +5,12 @@
 // left out); `--system` runs only the whole-system fault and restart tests of test/system (many
 // processes, minutes each; `npm run test:system`, also run by CI), which a plain run leaves out;
 // file filters may follow and then select among all test files.
+//
+// Files run two at a time (`--concurrency N` to change; node's own default is one on 2 cores; the
+// system tests run one at a time), except those whose source starts with a `// test-run: alone
+// (why)` line: timing bounds, a whole training run or stacks of processes, which run one at a
+// time after the others so that a neighbour's load does not decide them. The slowest files and
+// the total are printed at the end.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,13 +18,25 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
+if (args.includes('--help')) {
+  console.log(`usage: node scripts/run-tests.mjs [--packages | --system] [--concurrency N] [FILTER...]
+  (build first: npm run build). FILTER selects test files whose path contains it, among all of them.`);
+  process.exit(0);
+}
 const packagesOnly = args.includes('--packages');
 const systemOnly = args.includes('--system');
 if (args.includes('--unit')) {
   console.error('--unit is now --packages: the packages\' tests include real nats-server and Chromium tests, so they are not unit tests');
   process.exit(2);
 }
-const filters = args.filter((a) => !a.startsWith('--'));
+const ci = args.indexOf('--concurrency');
+// The whole-system tests (many processes each) run one at a time unless asked otherwise.
+const concurrency = ci >= 0 ? Number(args[ci + 1]) : systemOnly ? 1 : 2;
+if (!Number.isInteger(concurrency) || concurrency < 1) {
+  console.error(`--concurrency must be an integer >= 1, got ${JSON.stringify(args[ci + 1])}`);
+  process.exit(2);
+}
+const filters = args.filter((a, i) => !a.startsWith('--') && !(ci >= 0 && i === ci + 1));
 
 function walk(dir) {
   if (!fs.existsSync(dir)) return [];
@@ -43,5 +61,43 @@ if (files.length === 0) {
   console.error('no test files found: run `npm run build` first');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit', cwd: root });
-process.exit(r.status ?? 1);
+
+/** Whether a compiled test file asks to run alone (a `// test-run: alone` line among its first lines). */
+function runsAlone(file) {
+  const head = fs.readFileSync(file, 'utf8').slice(0, 4000);
+  return /^\/\/ test-run: alone\b/m.test(head);
+}
+
+const alone = files.filter(runsAlone);
+const shared = files.filter((f) => !alone.includes(f));
+const timesFile = path.join(fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'owrl-test-times-')), 'times.jsonl');
+const reporter = path.join(root, 'scripts', 'test-file-times.mjs');
+const t0 = Date.now();
+let status = 0;
+for (const [batch, n] of [
+  [shared, concurrency],
+  [alone, 1],
+]) {
+  if (batch.length === 0) continue;
+  const r = spawnSync(
+    process.execPath,
+    ['--test', `--test-concurrency=${n}`, '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${timesFile}`, ...batch],
+    { stdio: 'inherit', cwd: root },
+  );
+  if ((r.status ?? 1) !== 0) status = r.status ?? 1;
+}
+
+// The slowest files (wall time of each file's process) and the wall time of the run.
+const perFile = new Map();
+if (fs.existsSync(timesFile)) {
+  for (const line of fs.readFileSync(timesFile, 'utf8').split('\n')) {
+    if (!line) continue;
+    const { file, ms } = JSON.parse(line);
+    perFile.set(file, (perFile.get(file) ?? 0) + ms);
+  }
+  fs.rmSync(path.dirname(timesFile), { recursive: true, force: true });
+}
+const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 15);
+console.log(`\ntest files: ${files.length} (${shared.length} run ${concurrency} at a time, then ${alone.length} alone); wall ${((Date.now() - t0) / 1000).toFixed(0)} s; slowest:`);
+for (const [f, ms] of slowest) console.log(`  ${(ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(root, f)}${alone.includes(f) ? '  (alone)' : ''}`);
+process.exit(status);

@@ -1,3 +1,4 @@
+// test-run: alone (the language-model loop across processes, with their timeouts)
 // The language-model loop across processes: real nats-server, bundled sites, the learner with
 // OWRL_TRAINER pointing at a trainer over a real gRPC socket (the testkit's stand-in GPU trainer),
 // the judge, and an actor with the `openai` backend against the stand-in vLLM server, with real

@@ -141,7 +141,7 @@ void test('the system survives killed actors, a killed judge, a broker restart, 
     const s5 = await running(sys, 'the nats-server restart');
     const natsAt = Date.now();
     await sys.nats!.stop();
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, 1000)); // the outage's length (the fault), not a wait for an event
     await sys.nats!.restart();
     await sys.waitForState('scoring to resume after the broker restart', (s) => ingested(s) > ingested(s5), { timeoutMs: 90_000 });
     figure('nats_restart', { down_s: 1, recovery_s: (Date.now() - natsAt) / 1000 });

@@ -1,3 +1,4 @@
+// test-run: alone (dialog and file-chooser events must arrive within a step's settle window)
 // What a page can throw at the agent that could hang an episode, against real Chromium: confirm
 // and prompt dialogs (dismissed), beforeunload (accepted so the navigation proceeds), a popup from
 // window.open (followed as new_tab) and a file chooser (dismissed) — each reported as an effect,

@@ -1,3 +1,4 @@
+// test-run: alone (asserts bounds on timeout durations)
 // Episodes against real Chromium and a local fixture site: completion, budgets, format errors,
 // init failures, observation, screenshots, and the effect of every kind of action.
 import assert from 'node:assert/strict';

@@ -1,9 +1,11 @@
+// test-run: alone (asserts bounds on retry and timeout durations)
 // Faults of the site and the page against real Chromium, each provoked for real: DNS failure,
 // a flaky start page retried with backoff, a stalled start page, Cloudflare-style and captcha
 // walls at init and mid-episode, a renderer crash, and the step and tool-call timeouts.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import type { Logger } from '@owrl/core';
 import { BrowserPool, type EpisodeResult, type EpisodeSpec, type PolicyInput, type StepDecision } from '../src/index.js';
 import { processTree } from '../src/testing.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
@@ -12,12 +14,29 @@ import { ScriptedPolicy, type Script } from './scripted-policy.js';
 let srv: FixtureServer;
 let pool: BrowserPool;
 
+/** Waiters for a message of the pool's log: tests await what the environment reports, not a guessed time. */
+const logWaiters: { msg: string; resolve: () => void }[] = [];
+const log = (_obj: object, msg?: string): void => {
+  for (let i = logWaiters.length - 1; i >= 0; i--) {
+    if (logWaiters[i]?.msg === msg) logWaiters.splice(i, 1)[0]?.resolve();
+  }
+};
+const eventLogger: Logger = { debug: log, info: log, warn: log, error: log, child: () => eventLogger };
+/** Resolves on the next `msg` logged by the pool; rejects after `ms`. */
+function nextLog(msg: string, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no log line ${JSON.stringify(msg)} within ${ms} ms`)), ms);
+    logWaiters.push({ msg, resolve: () => (clearTimeout(t), resolve()) });
+  });
+}
+
 void before(async () => {
   srv = await startFixtureServer();
   pool = new BrowserPool({
     allowHosts: [srv.hostPort],
     timeouts: { initNavigationMs: 5000, initRetries: 2, toolCallMs: 5000, stepMs: 15_000, taskMs: 60_000, closeMs: 5000 },
     initBackoffMs: 200,
+    logger: eventLogger,
   });
   await pool.start();
 });
@@ -143,20 +162,13 @@ void describe('mid-episode faults', () => {
       needsScreenshot: false,
       async decide(i: PolicyInput): Promise<StepDecision<string>> {
         if (i.step === 1) {
-          // kill the renderers of our Chromium as the OOM killer would, and wait until they are gone
+          // kill the renderers of our Chromium as the OOM killer would, and wait until the
+          // environment has seen the page crash (its log line), as a real step would find it
+          const crashed = nextLog('page crashed', 10_000);
           const victims = renderersOf(pid);
           for (const v of victims) process.kill(v, 'SIGKILL');
           killed = victims.length;
-          const gone = (v: number): boolean => {
-            try {
-              return /^\d+ \(.*\) Z /.test(fs.readFileSync(`/proc/${v}/stat`, 'utf8'));
-            } catch {
-              return true;
-            }
-          };
-          const t = performance.now();
-          while (!victims.every(gone) && performance.now() - t < 3000) await new Promise((res) => setTimeout(res, 50));
-          await new Promise((res) => setTimeout(res, 300));
+          await crashed;
         }
         return i.step < 2 ? step(call('scroll', { direction: 'down' })) : step(call('done'));
       },

@@ -61,6 +61,11 @@ void describe('publish + consume', () => {
     let peak = 0;
     const seen: string[] = [];
     const all = deferred();
+    // Handlers hold until three run at once (the event this test is about, not a guessed work time:
+    // if the consumer never ran three together, the test times out below), then stay in flight for
+    // a window in which a fourth would start if maxInFlight were not kept (an absence check).
+    const three = deferred();
+    const HOLD_MS = 40;
     const h = await s.bus.consume({
       stream: STREAM_TASKS,
       consumer: CONSUMER_ACTORS,
@@ -70,7 +75,9 @@ void describe('publish + consume', () => {
       handler: async (d) => {
         running++;
         peak = Math.max(peak, running);
-        await new Promise((r) => setTimeout(r, 40));
+        if (running === 3) three.resolve();
+        await three.promise;
+        await new Promise((r) => setTimeout(r, HOLD_MS));
         seen.push(d.value.trajectoryId);
         running--;
         if (seen.length === n) all.resolve();
@@ -99,7 +106,7 @@ void describe('publish + consume', () => {
       maxMessages: 3,
       pullExpiresMs: 1000,
       handler: async (d) => {
-        await new Promise((r) => setTimeout(r, 30));
+        await new Promise((r) => setTimeout(r, 30)); // some work: the handler is in flight a while, as an episode is
         seen.push(d.value.trajectoryId);
       },
     });

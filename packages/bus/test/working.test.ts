@@ -6,11 +6,15 @@ import { RolloutRequestSchema } from '@owrl/proto';
 import { CONSUMER_ACTORS, ensureTopology, STREAM_TASKS, taskSubject } from '../src/index.js';
 import { deferred, rollout, sleep, startSuite, within, type Suite } from './harness.js';
 
+const ACK_WAIT_MS = 1500;
+/** How long after the ack a redelivery is looked for: one ack_wait and a little. */
+const ABSENCE_WINDOW_MS = ACK_WAIT_MS + 200;
+
 void describe('working()', () => {
   let s: Suite;
   before(async () => {
     s = await startSuite('working-test');
-    await ensureTopology(s.bus, { actorsAckWaitMs: 1500 });
+    await ensureTopology(s.bus, { actorsAckWaitMs: ACK_WAIT_MS });
   });
   after(async () => {
     await s.close();
@@ -30,15 +34,16 @@ void describe('working()', () => {
       pullExpiresMs: 1000,
       handler: async (d) => {
         calls.push(d.deliveryCount);
-        // an episode that outlasts ack_wait
+        // an episode that outlasts ack_wait (work time, not a wait for an event)
         await sleep(3500);
         done.resolve();
       },
     });
     try {
       await within(done.promise, 10_000, 'long handler');
-      // one more ack_wait after the ack: a redelivery would have shown up by now
-      await sleep(1700);
+      // Absence window (no event can show that nothing comes): one more ack_wait after the ack, in
+      // which a redelivery would have shown up.
+      await sleep(ABSENCE_WINDOW_MS);
     } finally {
       await h.stop();
     }

@@ -1,3 +1,4 @@
+// test-run: alone (asserts bounds on a timeout duration)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';

@@ -1,3 +1,4 @@
+// test-run: alone (asserts deadlines and retry backoff over a real socket)
 // The API judge against a stand-in OpenAI-compatible server over a real socket: P(yes) from the
 // yes/no log-probs (checked against a hand computation), plain answers when no log-probs come
 // back, malformed replies, timeouts, retries on 5xx/429, refusals, and the judge-core pipeline

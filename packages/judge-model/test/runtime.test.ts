@@ -1,3 +1,4 @@
+// test-run: alone (asserts that the event loop keeps ticking while a batch runs)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -1,7 +1,8 @@
 // @owrl/trainer-rpc: the trainer contract (DESIGN §6, docs/trainer.md) over gRPC — a server that
 // puts any PolicyTrainer behind owrl.v1.Trainer, the RemoteTrainer client the learner uses for a
 // trainer in another process, the request/answer checks both sides share, and errors that keep
-// their codes across the wire.
+// their codes across the wire, and grpc-js handlers typed by a generated service descriptor
+// (addTypedService), which the learner's own gRPC server uses too.
 export {
   ERROR_CODE_KEY,
   TrainerError,
@@ -17,3 +18,4 @@ export {
   type TrainerServerOptions,
 } from './trainer-server.js';
 export { RemoteTrainer, parseTrainerAddress, type RemoteTrainerOptions } from './remote-trainer.js';
+export { addTypedService, type ServiceImplementation, type HandlerOf } from './typed-service.js';

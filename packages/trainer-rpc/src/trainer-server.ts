@@ -6,10 +6,11 @@
 // instead of starting another. An optional token guards every call.
 import * as grpc from '@grpc/grpc-js';
 import { EPISODE_BUCKETS, noopMeter, Secret, silentLogger, type Counter, type Histogram, type Logger, type Meter } from '@owrl/core';
-import { clone, grpcServiceDefinition, health, make, Trainer, TrainerInfoSchema, type TrainChunk, type TrainerInfo, type TrainGroup, type TrainHeader, type TrainResult } from '@owrl/proto';
+import { clone, health, make, Trainer, TrainerInfoSchema, type GetTrainerInfoRequest, type TrainChunk, type TrainerInfo, type TrainGroup, type TrainHeader, type TrainResult } from '@owrl/proto';
 import type { PolicyTrainer } from '@owrl/rl';
 import { toServiceError, TrainerError, TrainerErrorCode } from './errors.js';
 import { validateTrainRequest, validateTrainResult } from './train-validate.js';
+import { addTypedService, type ServiceImplementation } from './typed-service.js';
 
 export const TRAINER_SERVICE = 'owrl.v1.Trainer';
 /** Default largest message (one TrainGroup chunk) the server accepts. */
@@ -50,8 +51,8 @@ export class TrainerServer {
     this.updates = meter.counter({ name: 'owrl_trainer_updates_total', help: 'Train calls by outcome (trained, replayed, refused, failed).', labelNames: ['outcome'] });
     this.updateSeconds = meter.histogram({ name: 'owrl_trainer_update_seconds', help: 'Wall time of an update in the trainer.', buckets: EPISODE_BUCKETS });
     this.server = new grpc.Server({ 'grpc.max_receive_message_length': this.maxBytes, 'grpc.keepalive_permit_without_calls': 1 });
-    this.server.addService(grpcServiceDefinition(Trainer) as unknown as grpc.ServiceDefinition, this.trainerImpl());
-    this.server.addService(grpcServiceDefinition(health.Health) as unknown as grpc.ServiceDefinition, this.healthImpl());
+    addTypedService(this.server, Trainer, this.trainerImpl());
+    addTypedService(this.server, health.Health, this.healthImpl());
   }
 
   /** Binds and serves; resolves with the port. */
@@ -126,8 +127,8 @@ export class TrainerServer {
     return p;
   }
 
-  private trainerImpl(): grpc.UntypedServiceImplementation {
-    const getTrainerInfo = (call: grpc.ServerUnaryCall<unknown, TrainerInfo>, cb: grpc.sendUnaryData<TrainerInfo>) => {
+  private trainerImpl(): ServiceImplementation<typeof Trainer> {
+    const getTrainerInfo = (call: grpc.ServerUnaryCall<GetTrainerInfoRequest, TrainerInfo>, cb: grpc.sendUnaryData<TrainerInfo>) => {
       if (!this.authorized(call.metadata)) return cb(this.unauthenticated());
       this.info().then(
         (i) => cb(null, i),
@@ -178,10 +179,10 @@ export class TrainerServer {
           );
       });
     };
-    return { getTrainerInfo, train } as unknown as grpc.UntypedServiceImplementation;
+    return { getTrainerInfo, train };
   }
 
-  private healthImpl(): grpc.UntypedServiceImplementation {
+  private healthImpl(): ServiceImplementation<typeof health.Health> {
     const known = (s: string) => s === '' || s === TRAINER_SERVICE;
     const check = (call: grpc.ServerUnaryCall<health.HealthCheckRequest, health.HealthCheckResponse>, cb: grpc.sendUnaryData<health.HealthCheckResponse>) => {
       if (!known(call.request.service)) return cb(Object.assign(new Error(`unknown service ${call.request.service}`), { code: grpc.status.NOT_FOUND, details: `unknown service ${call.request.service}`, metadata: new grpc.Metadata() }));
@@ -192,6 +193,6 @@ export class TrainerServer {
       this.healthWatchers.add(call);
       call.on('cancelled', () => this.healthWatchers.delete(call));
     };
-    return { check, watch } as unknown as grpc.UntypedServiceImplementation;
+    return { check, watch };
   }
 }

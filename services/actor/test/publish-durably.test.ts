@@ -189,7 +189,7 @@ void test('a broker restart between the episode and its publish: retried, not re
   runner.onRun = async () => {
     runner.onRun = null;
     await nats.stop(true);
-    setTimeout(() => void nats.restart(), 1500);
+    setTimeout(() => void nats.restart(), 1500); // the outage's length (the fault), not a wait for an event
   };
   await withActor(runner, config({ slots: 1 }), async (actor) => {
     await send('restart', 1);

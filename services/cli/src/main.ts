@@ -1,16 +1,10 @@
 // owrl command line: demo, status, watch, pause/resume, groups, trajectory, tasks, blacklist, judge, sft, eval.
+// Each command's module is loaded when it runs, so a command (or a usage error) does not pay for
+// the others' dependencies (Playwright, onnxruntime, gRPC).
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runBlacklistCommand } from './blacklist-cmd.js';
-import { checkDemoPolicy, runDemo, type DemoOptions } from './demo/demo.js';
-import { formatState } from './format.js';
-import { LearnerClientHandle } from './learner-client.js';
-import { runRunCommand } from './run-cmd.js';
-import { runTasksCommand } from './tasks-cmd.js';
-import { runJudgeCommand } from './judge-cmd.js';
-import { runSftCommand } from './sft-cmd.js';
-import { runEvalCommand } from './eval/eval-cmd.js';
+import { checkDemoPolicy, type DemoOptions } from './demo/demo-options.js';
 import { UsageError } from './usage.js';
 
 /** The demo trains on a mix of the bundled sites. */
@@ -152,12 +146,14 @@ async function main(argv: string[]): Promise<number> {
       } catch (e) {
         throw new UsageError((e as Error).message);
       }
+      const { runDemo } = await import('./demo/demo.js');
       await runDemo(demo, (line) => process.stdout.write(line + '\n'));
       return 0;
     }
     case 'status': {
       const { values } = parseArgs({ args: rest, options: { learner: { type: 'string' }, json: { type: 'boolean' } } });
       const addr = values.learner ?? process.env['OWRL_LEARNER'] ?? latestDemoAddress(path.resolve('runs')) ?? '127.0.0.1:50051';
+      const [{ LearnerClientHandle }, { formatState }] = await Promise.all([import('./learner-client.js'), import('./format.js')]);
       const client = new LearnerClientHandle(addr);
       try {
         const s = await client.getRunState();
@@ -178,21 +174,22 @@ async function main(argv: string[]): Promise<number> {
     case 'resume':
     case 'groups':
     case 'trajectory':
+      const { runRunCommand } = await import('./run-cmd.js');
       return await runRunCommand(cmd, rest, {
         out: (line) => process.stdout.write(line + '\n'),
         defaultLearner: () => latestDemoAddress(path.resolve('runs')) ?? '127.0.0.1:50051',
         tty: process.stdout.isTTY,
       });
     case 'tasks':
-      return await runTasksCommand(rest);
+      return await (await import('./tasks-cmd.js')).runTasksCommand(rest);
     case 'blacklist':
-      return await runBlacklistCommand(rest);
+      return await (await import('./blacklist-cmd.js')).runBlacklistCommand(rest);
     case 'judge':
-      return await runJudgeCommand(rest);
+      return await (await import('./judge-cmd.js')).runJudgeCommand(rest);
     case 'sft':
-      return await runSftCommand(rest);
+      return await (await import('./sft-cmd.js')).runSftCommand(rest);
     case 'eval':
-      return await runEvalCommand(rest);
+      return await (await import('./eval/eval-cmd.js')).runEvalCommand(rest);
     case undefined:
     case 'help':
     case '--help':

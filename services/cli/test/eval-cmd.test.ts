@@ -1,3 +1,4 @@
+// test-run: alone (starts whole eval stacks (nats-server, sites, judge, actor with Chromium) three times)
 // `owrl eval` end to end as the built CLI: its own nats-server, the bundled sites started at the
 // origin the task file names, the judge and an actor with real Chromium, the untrained built-in
 // policy. The first invocation is interrupted (SIGTERM) once some results are recorded; the second

@@ -112,6 +112,7 @@ void test('owrl watch --json prints the snapshot and each change until the run f
     // opens only after the change, on a loaded machine); --count stops early.
     lines.length = 0;
     const next = runRunCommand('watch', ['--since', '2', '--count', '1'], io);
+    // Absence window: nothing may be printed before the next change (no event shows "nothing").
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(lines.length, 0);
     await send({ op: 'message', text: 'still serving' });

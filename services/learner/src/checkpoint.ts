@@ -147,8 +147,7 @@ export class CheckpointStore {
       this.roundsLog.reset();
       return null;
     }
-    const m = JSON.parse(fs.readFileSync(file, 'utf8')) as Manifest & { weightsFile: string };
-    if (m.format !== 1) throw new Error(`checkpoint ${file}: unknown format ${String(m.format)}`);
+    const m = readManifest(file);
     if (m.dim !== dim) throw new Error(`checkpoint ${file}: feature dimension ${m.dim} differs from the model's ${dim}`);
     const buf = fs.readFileSync(path.join(this.dir, m.weightsFile));
     const weights = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
@@ -183,13 +182,75 @@ export class CheckpointStore {
   loadRound(round: number): RoundFile | null {
     const file = path.join(this.dir, 'round.json');
     if (!fs.existsSync(file)) return null;
-    const r = JSON.parse(fs.readFileSync(file, 'utf8')) as RoundFile;
-    if (r.ledger?.round !== round) {
+    const r = readRoundFile(file);
+    if (r.ledger.round !== round) {
       fs.rmSync(file, { force: true });
       return null;
     }
     return r;
   }
+}
+
+/** A JSON file's top-level object, or an error naming the file. */
+function readObject(file: string, what: string): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${what} ${file}: not valid JSON (${(e as Error).message})`, { cause: e });
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${what} ${file}: expected a JSON object`);
+  return v as Record<string, unknown>;
+}
+
+function field(o: Record<string, unknown>, key: string, kind: 'integer' | 'number' | 'string' | 'object' | 'array', where: string, optional = false): void {
+  const v = o[key];
+  if (v === undefined && optional) return;
+  const ok =
+    kind === 'integer' ? Number.isSafeInteger(v) && (v as number) >= 0
+    : kind === 'number' ? typeof v === 'number' && Number.isFinite(v)
+    : kind === 'string' ? typeof v === 'string' && v !== ''
+    : kind === 'array' ? Array.isArray(v)
+    : typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!ok) throw new Error(`${where}: field ${key} must be ${kind === 'integer' ? 'a non-negative integer' : `a${kind === 'object' || kind === 'array' ? 'n' : ''} ${kind}`}, got ${JSON.stringify(v) ?? 'nothing'}`);
+}
+
+/** checkpoint.json, its fields checked before any is used (a damaged or foreign file is an error naming the field). */
+function readManifest(file: string): Manifest & { weightsFile: string } {
+  const where = `checkpoint ${file}`;
+  const m = readObject(file, 'checkpoint');
+  if (m['format'] !== 1) throw new Error(`${where}: unknown format ${JSON.stringify(m['format'])}`);
+  for (const k of ['nextRound', 'policyVersion', 'dim']) field(m, k, 'integer', where);
+  field(m, 'temperature', 'number', where);
+  for (const k of ['weightsFile', 'optimizerFile']) field(m, k, 'string', where);
+  for (const k of ['weightsFile', 'optimizerFile', 'roundsLog']) {
+    if (typeof m[k] === 'string' && path.basename(m[k]) !== m[k]) throw new Error(`${where}: ${k} must name a file beside the manifest, got ${JSON.stringify(m[k])}`);
+  }
+  field(m, 'counters', 'object', where);
+  field(m, 'roundsLog', 'string', where, true);
+  field(m, 'rounds', 'array', where, true);
+  field(m, 'loop', 'object', where, true);
+  if (m['loop'] !== undefined) {
+    const loop = m['loop'] as Record<string, unknown>;
+    const at = `${where}: loop`;
+    for (const k of ['scheduler', 'hostWindows', 'terminations', 'excluded']) field(loop, k, 'object', at);
+    field(loop, 'rng', 'number', at);
+    field(loop, 'curriculumStage', 'integer', at);
+    field(loop, 'settledIds', 'array', at);
+  }
+  return m as unknown as Manifest & { weightsFile: string };
+}
+
+/** round.json, its fields checked. */
+function readRoundFile(file: string): RoundFile {
+  const where = `round file ${file}`;
+  const r = readObject(file, 'round file');
+  field(r, 'ledger', 'object', where);
+  field(r['ledger'] as Record<string, unknown>, 'round', 'integer', `${where}: ledger`);
+  field(r, 'counters', 'object', where);
+  for (const k of ['terminations', 'excluded']) field(r, k, 'object', where);
+  field(r, 'round', 'object', where, true);
+  return r as unknown as RoundFile;
 }
 
 /** RunCounters from a round file. */

@@ -23,7 +23,7 @@ import {
 import type { Logger } from '@owrl/telemetry';
 import { isControlError } from './control-error.js';
 import type { ChangeKind, RunStateStore } from './run-state-store.js';
-import { addTypedService, type ServiceImplementation } from './typed-service.js';
+import { addTypedService, type ServiceImplementation } from '@owrl/trainer-rpc';
 
 /** The read side may throw ControlError (a released or unknown round): answered NOT_FOUND with its message. */
 export interface LearnerControl {

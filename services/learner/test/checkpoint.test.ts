@@ -89,6 +89,33 @@ void test('checkpoint round trip: weights, optimizer, counters and the loop stat
   }
 });
 
+void test('a damaged checkpoint or round file is refused with the file and field named, never used as cast', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-ckpt-bad-'));
+  try {
+    const store = new CheckpointStore(dir);
+    store.save({ nextRound: 2, policyVersion: 1, model: initialModel({ dim: 8 }), optimizer: new Adam(8), counters: make(RunCountersSchema, {}), rounds: [], loop: { scheduler: new TaskScheduler(tasks).snapshot(), rng: 1, hostWindows: {}, curriculumStage: 0, settledIds: [], terminations: {}, excluded: {} } });
+    assert.equal(store.load(8)?.nextRound, 2);
+    const file = path.join(dir, 'checkpoint.json');
+    const good = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const damaged = (change: Record<string, unknown>): void => fs.writeFileSync(file, JSON.stringify({ ...good, ...change }));
+    damaged({ nextRound: '2' });
+    assert.throws(() => store.load(8), /checkpoint .*checkpoint\.json: field nextRound must be a non-negative integer, got "2"/);
+    damaged({ weightsFile: '../../etc/passwd' });
+    assert.throws(() => store.load(8), /weightsFile must name a file beside the manifest/);
+    damaged({ loop: { ...(good['loop'] as object), settledIds: 'r/1/0/0/0' } });
+    assert.throws(() => store.load(8), /loop: field settledIds must be an array/);
+    damaged({ format: 2 });
+    assert.throws(() => store.load(8), /unknown format 2/);
+    fs.writeFileSync(file, '{"format":1,');
+    assert.throws(() => store.load(8), /checkpoint .*: not valid JSON/);
+
+    fs.writeFileSync(path.join(dir, 'round.json'), JSON.stringify({ ledger: { round: 'two' }, counters: {}, terminations: {}, excluded: {} }));
+    assert.throws(() => store.loadRound(2), /round file .*: ledger: field round must be a non-negative integer, got "two"/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 void test('failure policy: transient errors back off and retry, a full stream waits, anything else is fatal', async () => {
   const sleeps: number[] = [];
   const sleep = async (ms: number) => {

@@ -95,6 +95,7 @@ void test('WatchRun resumes from a resource version', async () => {
 
     // Up to date: no snapshot, the next change only.
     const b = collect(c, held);
+    // Absence window: no snapshot may arrive (no event shows that none comes).
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(b.events.length, 0, 'a client holding the current version gets no snapshot');
     store.change('round', (s) => {

@@ -1,3 +1,4 @@
+// test-run: alone (asserts bounds on injected delays)
 // Every fault kind at the HTTP level (real sites server, global fetch): latency, error statuses
 // with Retry-After, reset, hang (client timeout; the server still closes at once), redirect
 // loops, the site going down after N requests, and the wall, captcha, slow-render and DOM-mutation
