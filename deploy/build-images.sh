@@ -12,7 +12,9 @@ cd "$(dirname "$0")/.."
 TAG="${1:-local}"
 DOCKER="${DOCKER:-docker}"
 NODE_IMAGE="${OWRL_NODE_IMAGE:-node:20-bookworm-slim}"
-TARGETS="${OWRL_TARGETS:-sites learner judge actor cli}"
+# The actor first: BuildKit then installs Chromium (the actor's apt layer, which needs only the
+# base) while the shared build stage runs `npm ci` and compiles; the other targets reuse both.
+TARGETS="${OWRL_TARGETS:-actor sites learner judge cli}"
 
 DOCKER="$DOCKER" deploy/stand-in-base.sh "$NODE_IMAGE"
 export DOCKER_BUILDKIT=1

@@ -13,6 +13,7 @@
 // Run `npm run build` first (the npm script does).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,7 +42,8 @@ const dockerClient = () => (fs.existsSync('/usr/bin/docker') ? '/usr/bin/docker'
 let docker = dockerClient();
 if (!docker || (!ok(docker, ['info']) && !fs.existsSync('/usr/sbin/dockerd'))) {
   if (!(isRoot && hasApt)) skip(`no Docker engine is reachable${docker ? ` (${docker} info failed)` : ''} and this is not root with apt to install Debian's docker.io; install Docker and start it, then rerun`);
-  aptInstall(['docker.io', 'docker-compose', 'iptables']);
+  // debootstrap: deploy/stand-in-base.sh builds the base image with it where no registry is reachable.
+  aptInstall(['docker.io', 'docker-compose', 'iptables', 'debootstrap']);
   docker = dockerClient();
 }
 if (!ok(docker, ['info'])) {
@@ -58,6 +60,7 @@ if (!ok(docker, ['info'])) {
     spawnSync('sleep', ['1']);
   }
 }
+const engineS = Math.round((Date.now() - t0) / 1000);
 say(`engine: ${execFileSync(docker, ['version', '-f', '{{.Server.Version}}'], { encoding: 'utf8' }).trim()} (client ${docker})`);
 
 let composeMode = process.env.OWRL_DEPLOY_COMPOSE;
@@ -72,9 +75,11 @@ say(`compose: ${composeMode === 'v1' ? execFileSync('docker-compose', ['version'
 const tag = process.env.OWRL_TAG ?? 'local';
 const targets = ['sites', 'learner', 'judge', 'actor', 'cli'];
 const have = (img) => ok(docker, ['image', 'inspect', img]);
-const figures = { images: {} };
+const figures = { engine_s: engineS, compose: composeMode, images: {} };
 if (process.env.OWRL_DEPLOY_REBUILD === '1' || !targets.every((t) => have(`owrl-${t}:${tag}`))) {
   const tb = Date.now();
+  // The stand-in base (no registry) is built with debootstrap: install it like the engine above.
+  if (!which('debootstrap') && !have(process.env.OWRL_NODE_IMAGE ?? 'node:20-bookworm-slim') && isRoot && hasApt) aptInstall(['debootstrap']);
   say('building images (deploy/build-images.sh)');
   const r = spawnSync(path.join(root, 'deploy', 'build-images.sh'), [tag], { cwd: root, stdio: 'inherit', env: { ...process.env, DOCKER: docker } });
   if (r.status !== 0) {
@@ -85,6 +90,7 @@ if (process.env.OWRL_DEPLOY_REBUILD === '1' || !targets.every((t) => have(`owrl-
 } else say(`reusing images owrl-{${targets.join(',')}}:${tag} (OWRL_DEPLOY_REBUILD=1 rebuilds)`);
 for (const t of targets) figures.images[`owrl-${t}`] = Number(execFileSync(docker, ['image', 'inspect', '-f', '{{.Size}}', `owrl-${t}:${tag}`], { encoding: 'utf8' }).trim());
 
+const tn = Date.now();
 let natsImage = process.env.OWRL_NATS_IMAGE ?? 'nats:2.10-alpine';
 if (!have(natsImage) && spawnSync(docker, ['pull', natsImage], { stdio: 'ignore', timeout: 60_000 }).status !== 0) {
   natsImage = 'owrl-nats-stand-in:local';
@@ -95,10 +101,15 @@ if (!have(natsImage) && spawnSync(docker, ['pull', natsImage], { stdio: 'ignore'
   }
 }
 say(`nats image: ${natsImage}`);
+figures.nats_image = natsImage;
+figures.nats_image_s = Math.round((Date.now() - tn) / 1000);
 
 // --- 3. the tests -----------------------------------------------------------------------------
 const files = ['images.stack.js', 'compose.stack.js'].map((f) => path.join(root, 'test', 'dist', 'deploy', f));
 for (const f of files) if (!fs.existsSync(f)) { say(`${f} is missing: run npm run build first`); process.exit(1); }
+// The stack test writes its figures here; they end up in the one JSON line printed at the end.
+const figuresFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-deploy-')), 'compose.json');
+const tt = Date.now();
 const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=1', ...files], {
   cwd: root,
   stdio: 'inherit',
@@ -108,10 +119,15 @@ const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test
     OWRL_NATS_IMAGE: natsImage,
     OWRL_DEPLOY_DOCKER: docker,
     OWRL_DEPLOY_COMPOSE: composeMode,
+    OWRL_DEPLOY_FIGURES: figuresFile,
     // testcontainers' reaper is an image from a registry; the test removes its stack itself.
     TESTCONTAINERS_RYUK_DISABLED: 'true',
   },
 });
+figures.tests_s = Math.round((Date.now() - tt) / 1000);
 figures.total_s = Math.round((Date.now() - t0) / 1000);
+if (fs.existsSync(figuresFile)) figures.stack = JSON.parse(fs.readFileSync(figuresFile, 'utf8'));
+fs.rmSync(path.dirname(figuresFile), { recursive: true, force: true });
+// One JSON line of figures, the last line of the output.
 process.stdout.write(`${JSON.stringify({ test_deploy: figures })}\n`);
 process.exit(r.status ?? 1);

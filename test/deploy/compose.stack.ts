@@ -9,12 +9,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
 import { RunPhase, type RunState } from '@owrl/proto';
-import { LearnerProbe, freePort, waitUntil } from '@owrl/testkit';
+import { LearnerProbe, freePort, waitForSettledCounts, waitUntil } from '@owrl/testkit';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const DEPLOY = path.join(ROOT, 'deploy');
@@ -77,9 +80,13 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
   const figures: Record<string, unknown> = { compose: V1 ? 'docker-compose 1.29' : 'docker compose v2' };
   // The last run state seen over gRPC (or why none was), reported when the test fails.
   let seen = 'no run state read yet';
+  // Set when the learner reports the run FAILED: every wait below stops on it.
+  let failed: Error | null = null;
+  const abort = (): Error | null => failed;
   const getState = async (): Promise<RunState> => {
     try {
       const s = await probe.getRunState();
+      if (s.phase === RunPhase.FAILED) failed ??= new Error(`run FAILED: ${s.failureCode} ${s.message}`);
       const c = s.counters;
       seen = JSON.stringify({
         phase: phaseName(s),
@@ -96,6 +103,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
       throw e;
     }
   };
+  let nc: NatsConnection | undefined;
   let passed = false;
   try {
     environment = await new DockerComposeEnvironment(DEPLOY, 'docker-compose.yml')
@@ -105,14 +113,18 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
       .withStartupTimeout(240_000)
       .withClientOptions(V1 ? { executable: { standalone: true } } : { executable: { executablePath: DOCKER } })
       .up();
-    figures.up_s = Math.round((Date.now() - t0) / 1000);
-    log('stack up', { s: figures.up_s });
+    figures.healthy_s = Math.round((Date.now() - t0) / 1000);
+    log('stack up and healthy', { s: figures.healthy_s });
+    // The broker from the host through its published port: consumer state and the final accounting.
+    nc = await connect({ servers: `127.0.0.1:${env.OWRL_NATS_PORT}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    const jsm = await jetstreamManager(nc);
 
     // The run, over gRPC from the host through the published port.
     await waitUntil('run RUNNING with 1 actor registered', async () => {
       const s = await getState();
       return s.phase === RunPhase.RUNNING && s.actors.length === 1 ? s : undefined;
-    }, { timeoutMs: 120_000, intervalMs: 1000 });
+    }, { timeoutMs: 120_000, intervalMs: 1000, abort });
+    figures.running_s = Math.round((Date.now() - t0) / 1000);
 
     // Scale to 3: three actors register.
     const tScale = Date.now();
@@ -120,7 +132,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     const scaled = await waitUntil('3 actors registered', async () => {
       const s = await getState();
       return s.actors.length === 3 ? s : undefined;
-    }, { timeoutMs: 180_000, intervalMs: 1000 });
+    }, { timeoutMs: 180_000, intervalMs: 1000, abort });
     figures.scale_to_3_s = Math.round((Date.now() - tScale) / 1000);
     log('3 actors registered', { actors: scaled.actors.map((a) => a.actorId), s: figures.scale_to_3_s });
     assert.equal((await containersOf(project, 'actor')).length, 3);
@@ -130,56 +142,88 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
       const s = await getState();
       const a = s.actors.find((x) => x.busy > 0);
       return a && s.counters && s.counters.dispatched > 0n ? { state: s, actor: a } : undefined;
-    }, { timeoutMs: 180_000, intervalMs: 500 });
+    }, { timeoutMs: 180_000, intervalMs: 500, abort });
     const actorContainers = await containersOf(project, 'actor');
     // The default actor id is <hostname>-<pid>; a container's hostname is its short id.
     const victim = actorContainers.find((id) => busy.actor.actorId.startsWith(id.slice(0, 12)));
     assert.ok(victim, `container of ${busy.actor.actorId} among ${actorContainers.join(', ')}`);
+    const redeliveredBefore = (await jsm.consumers.info('OWRL_TASKS', 'actors')).num_redelivered;
+    const killedAt = Date.now();
     await run(DOCKER, ['kill', victim]);
-    figures.killed_actor = { id: busy.actor.actorId, busy: busy.actor.busy, round: Number(busy.state.round) };
-    log('killed actor', figures.killed_actor as Record<string, unknown>);
+    log('killed actor', { id: busy.actor.actorId, busy: busy.actor.busy, round: Number(busy.state.round) });
+    // Its rollouts come back to the other actors after one ack wait.
+    const redelivered = await waitUntil('the killed actor\'s rollouts redelivered', async () => {
+      const n = (await jsm.consumers.info('OWRL_TASKS', 'actors')).num_redelivered;
+      return n > redeliveredBefore ? n - redeliveredBefore : undefined;
+    }, { timeoutMs: ACK_WAIT_S * 6 * 1000, intervalMs: 250, abort });
+    figures.actor_kill = { id: busy.actor.actorId, busy_slots: busy.actor.busy, round: Number(busy.state.round), redelivered, recovery_s: (Date.now() - killedAt) / 1000, ack_wait_s: ACK_WAIT_S };
+    log('killed actor\'s rollouts redelivered', figures.actor_kill as Record<string, unknown>);
 
     // Restart the NATS container mid-run (JetStream keeps its state on the volume).
     const mid = await waitUntil('the run past its first round', async () => {
       const s = await getState();
-      if (s.phase === RunPhase.FAILED) throw new Error(`run FAILED: ${s.message}`);
       return s.rounds.length >= 1 && s.phase === RunPhase.RUNNING ? s : undefined;
-    }, { timeoutMs: 600_000, intervalMs: 1000 });
+    }, { timeoutMs: 600_000, intervalMs: 1000, abort });
     const [nats] = await containersOf(project, 'nats');
     const tRestart = Date.now();
     await run(DOCKER, ['restart', '-t', '5', nats!]);
-    figures.nats_restart = { round: Number(mid.round), restart_s: Math.round((Date.now() - tRestart) / 1000) };
-    log('restarted NATS', figures.nats_restart as Record<string, unknown>);
+    const restartS = (Date.now() - tRestart) / 1000;
+    log('restarted NATS', { round: Number(mid.round), restart_s: restartS });
+    // Every service reconnects: scoring goes on (trajectories ingested after the restart).
+    const ingestedAtRestart = mid.counters?.scoredIngested ?? 0n;
+    await waitUntil('scoring to resume after the NATS restart', async () => {
+      const s = await getState();
+      return (s.counters?.scoredIngested ?? 0n) > ingestedAtRestart || s.phase === RunPhase.FINISHED ? s : undefined;
+    }, { timeoutMs: 300_000, intervalMs: 500, abort });
+    figures.nats_restart = { round: Number(mid.round), ingested_before: Number(ingestedAtRestart), restart_s: restartS, recovery_s: (Date.now() - tRestart) / 1000 };
+    log('scoring resumed after the NATS restart', figures.nats_restart as Record<string, unknown>);
 
     // The run finishes.
     const final = await waitUntil('run FINISHED', async () => {
       const s = await getState();
-      if (s.phase === RunPhase.FAILED) throw new Error(`run FAILED: ${s.failureCode} ${s.message}`);
       return s.phase === RunPhase.FINISHED ? s : undefined;
-    }, { timeoutMs: 900_000, intervalMs: 2000 });
+    }, { timeoutMs: 900_000, intervalMs: 2000, abort });
+    figures.finished_s = Math.round((Date.now() - t0) / 1000);
 
-    const c = final.counters!;
+    // The accounting, from the broker and the learner together: every dispatch stored once in
+    // OWRL_TASKS, every scored message counted once as trainable, excluded or late, nothing queued.
+    const settled = await waitForSettledCounts({ runId: env.OWRL_RUN_ID!, natsConnection: () => Promise.resolve(nc!), runState: () => getState() });
+    const c = settled.state.counters!;
+    // None used twice: no trajectory in two groups.
+    const ids: string[] = [];
+    for (let r = 0; r < ROUNDS; r++) for (const g of (await probe.listGroups(r)).groups) ids.push(...g.trajectoryIds.filter((id) => id !== ''));
+    const usedTwice = ids.length - new Set(ids).size;
     const n = (x: bigint): number => Number(x);
     figures.run = {
       phase: phaseName(final),
       rounds: final.rounds.length,
       policy_version: n(final.policyVersion),
       dispatched: n(c.dispatched),
+      tasks_stored: settled.dispatched,
+      scored: settled.scored,
       redispatched: n(c.redispatched),
       scored_ingested: n(c.scoredIngested),
       trainable: n(c.trainable),
       excluded: n(c.excluded),
+      late_dropped: n(c.lateDropped),
       duplicates_dropped: n(c.duplicatesDropped),
       in_flight: n(c.inFlight),
       updates: n(c.updates),
+      lost: n(c.dispatched - c.trainable - c.excluded - c.lateDropped),
+      used_twice: usedTwice,
     };
     figures.total_s = Math.round((Date.now() - t0) / 1000);
     assert.equal(final.rounds.length, ROUNDS);
     assert.ok(final.policyVersion >= 1n, 'the policy was updated');
     assert.equal(c.inFlight, 0n, 'nothing left in flight');
     assert.ok(c.dispatched >= BigInt(ROUNDS * GROUPS * GROUP_SIZE), `dispatched ${c.dispatched}`);
+    // dispatched = scored = ingested + excluded (+ late), each exactly once.
+    assert.equal(BigInt(settled.dispatched), c.dispatched, 'every dispatch stored once in OWRL_TASKS');
+    assert.equal(BigInt(settled.scored), c.dispatched, 'every dispatched rollout scored once');
+    assert.equal(BigInt(settled.scored), c.trainable + c.excluded + c.lateDropped, 'every scored result ingested, excluded or dropped as late once');
     assert.equal(c.scoredIngested, c.dispatched, 'every dispatched rollout was scored and ingested once');
     assert.equal(c.trainable + c.excluded, c.scoredIngested, 'ingested = trainable + excluded');
+    assert.equal(usedTwice, 0, 'no trajectory in two groups');
     const excludedByCause = Object.values(final.excluded).reduce((a, b) => a + b, 0n);
     assert.equal(excludedByCause, c.excluded, 'every exclusion has its cause');
     const terminations = Object.values(final.terminations).reduce((a, b) => a + b, 0n);
@@ -187,12 +231,15 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     passed = true;
   } finally {
     process.stdout.write(`${JSON.stringify({ deploy_compose: figures })}\n`);
+    // scripts/test-deploy.mjs puts them into its own closing line of figures.
+    if (process.env.OWRL_DEPLOY_FIGURES) fs.writeFileSync(process.env.OWRL_DEPLOY_FIGURES, JSON.stringify(figures));
     if (!passed) {
       log('FAILED; last run state seen', { seen });
       const logs = await compose(project, env, 'logs', '--no-color', '--tail', '40').catch((e: unknown) => `compose logs failed: ${(e as Error).message}`);
       process.stderr.write(`${logs}\n`);
     }
     probe.close();
+    await nc?.close().catch(() => undefined);
     if (environment !== undefined) {
       if (process.env.OWRL_DEPLOY_KEEP !== '1') await environment.down({ removeVolumes: true, timeout: 10_000 });
     } else {

@@ -17,7 +17,7 @@ export interface SettledCounts {
  * Resolves once the run's counts have settled (see the module comment).
  * @throws Error with the last counts seen when they have not settled within `timeoutMs`.
  */
-export async function waitForSettledCounts(sys: OwrlSystem, timeoutMs = 120_000): Promise<SettledCounts> {
+export async function waitForSettledCounts(sys: Pick<OwrlSystem, 'natsConnection' | 'runId' | 'runState'>, timeoutMs = 120_000): Promise<SettledCounts> {
   const jsm = await jetstreamManager(await sys.natsConnection());
   let last = '';
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
