@@ -3,6 +3,7 @@
 import { asyncBench } from './async.js';
 import { judgeBench } from './judge.js';
 import { envBench } from './env.js';
+import { fleetBench } from './fleet.js';
 import { learningBench } from './learning.js';
 import { llmLoopBench } from './llm-loop.js';
 import { warmupBench } from './warmup.js';
@@ -16,6 +17,7 @@ const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown
   warmup: warmupBench,
   weights: weightsBench,
   'llm-loop': llmLoopBench,
+  fleet: fleetBench,
 };
 
 async function main(): Promise<void> {

@@ -631,11 +631,12 @@ export class Learner {
     });
   }
 
-  /** Queue lag of every ingested result (dispatch to the actor's start). */
+  /** Queue lag of every ingested result (dispatch to the actor's start) and its ingest lag (judged to ingested). */
   private observeLag(scored: ScoredTrajectory): void {
     const traj = scored.trajectory;
     const req = traj?.request;
     if (req && traj.startedAtMs > 0n && req.dispatchedAtMs > 0n) this.d.metrics.queueLagSeconds.observe(Math.max(0, Number(traj.startedAtMs - req.dispatchedAtMs) / 1000));
+    if (scored.judgedAtMs > 0n) this.d.metrics.ingestLagSeconds.observe(Math.max(0, Date.now() - Number(scored.judgedAtMs)) / 1000);
   }
 
   /** The round's summary, computed once from the ledger's decided groups. */
