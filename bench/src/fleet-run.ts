@@ -33,6 +33,8 @@ export interface FleetRunOptions {
   runId: string;
   /** Extra environment of every service. */
   env?: Record<string, string>;
+  /** Keep the bytes of the first this many requests, trajectories and scored trajectories seen (the bus bench replays them). */
+  capture?: number;
   log?: (msg: string) => void;
 }
 
@@ -67,10 +69,21 @@ export interface FleetFigures {
   js_bytes_per_traj: number;
   updates: number;
   stale_dropped: number;
+  /** Trajectories in OWRL_TRAJ (one per id) or, when more, ids in the actors' episode log lines. */
   published: number;
+  published_logged: number;
+  /** Actors that did not drain within the grace and were SIGKILLed. */
+  actors_killed: number;
   ingested: number;
   lost: number;
   dup: number;
+}
+
+/** Message bytes seen on the bus, by hop (FleetRunOptions.capture). */
+export interface Captured {
+  requests: Uint8Array[];
+  trajectories: Uint8Array[];
+  scored: Uint8Array[];
 }
 
 const MIB = 1024 * 1024;
@@ -148,7 +161,7 @@ async function metrics(sys: OwrlSystem, name: string): Promise<string> {
 const counters = (s: RunState): Record<string, number> => Object.fromEntries(Object.entries(s.counters ?? {}).filter(([, v]) => typeof v === 'bigint').map(([k, v]) => [k, Number(v)]));
 
 /** Runs one fleet; see the module comment. */
-export async function runFleet(o: FleetRunOptions): Promise<FleetFigures> {
+export async function runFleet(o: FleetRunOptions, captured: Captured = { requests: [], trajectories: [], scored: [] }): Promise<FleetFigures> {
   const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-bench-fleet-'));
   const tasks = path.join(dir, 'tasks.jsonl');
@@ -216,6 +229,21 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetFigures> {
       },
     });
 
+    const keep = o.capture ?? 0;
+    const subs =
+      keep > 0
+        ? ([
+            ['tasks', captured.requests],
+            ['traj', captured.trajectories],
+            ['scored', captured.scored],
+          ] as const).map(([kind, into]) =>
+            nc.subscribe(`owrl.${kind}.${o.runId}`, {
+              callback: (err, m) => {
+                if (!err && into.length < keep) into.push(m.data.slice());
+              },
+            }),
+          )
+        : [];
     const actorNames = system.names().filter((n) => n.startsWith('actor-'));
     const npid = system.nats ? natsPid(system.nats.storeDir) : undefined;
     const rss = { learner: 0, judge: 0, nats: 0, actor: 0 };
@@ -282,14 +310,19 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetFigures> {
         published.set(l['trajectory'], (published.get(l['trajectory']) ?? 0) + 1);
       }
     }
+    // What reached JetStream: OWRL_TRAJ keeps one message per trajectory id (Nats-Msg-Id dedupe).
+    const actorExits = actorNames.map((a) => system.process(a).exit);
+    const killed = actorExits.filter((e) => e?.signal === 'SIGKILL').length;
+    const stream = (await jsm.streams.info('OWRL_TRAJ')).state.messages;
+    const target = Math.max(stream, published.size);
     const arrived = (c: Record<string, number>) => (c['scoredIngested'] ?? 0) + (c['lateDropped'] ?? 0);
     let last = counters(await system.runState(10_000));
     try {
       await waitUntil(
-        `the learner to take in the ${published.size} trajectories the actors published`,
+        `the learner to take in the ${target} trajectories the actors published`,
         async () => {
           last = counters(await system.runState(10_000));
-          return arrived(last) >= published.size ? true : undefined;
+          return arrived(last) >= target ? true : undefined;
         },
         { timeoutMs: 180_000, intervalMs: 1000 },
       );
@@ -300,6 +333,7 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetFigures> {
     await new Promise((r) => setTimeout(r, 2000));
     last = counters(await system.runState(10_000));
     sub.unsubscribe();
+    for (const s of subs) s.unsubscribe();
     await bus.close();
 
     const episodes = episodeS.length > 0 ? episodeS.reduce((a, b) => a + b, 0) / episodeS.length : 0;
@@ -335,9 +369,11 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetFigures> {
       js_bytes_per_traj: stored > 0 ? Math.round(storage / stored) : 0,
       updates: last['updates'] ?? 0,
       stale_dropped: last['staleDropped'] ?? 0,
-      published: published.size,
+      published: target,
+      published_logged: published.size,
+      actors_killed: killed,
       ingested: arrived(last),
-      lost: Math.max(0, published.size - arrived(last)),
+      lost: Math.max(0, target - arrived(last)),
       dup: (last['duplicatesDropped'] ?? 0) + runTwice,
     };
   } finally {

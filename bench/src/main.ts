@@ -1,6 +1,7 @@
 // Benchmarks: `npm run bench -- <name>`. Each prints progress to stderr and, as its last line on
 // stdout, one JSON object of figures.
 import { asyncBench } from './async.js';
+import { busBench } from './bus.js';
 import { judgeBench } from './judge.js';
 import { envBench } from './env.js';
 import { fleetBench } from './fleet.js';
@@ -18,6 +19,7 @@ const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown
   weights: weightsBench,
   'llm-loop': llmLoopBench,
   fleet: fleetBench,
+  bus: busBench,
 };
 
 async function main(): Promise<void> {
