@@ -7,7 +7,9 @@
 // the same three hops on a fresh nats-server with bare JetStream clients in this process: publish
 // with a message id, pull, publish the next hop's bytes, then ack (the services' publish-then-ack
 // order), with up to 256 publishes in flight per hop. ratio = owrl / raw (target ≥ 0.5).
-//   npm run bench -- bus [--slots 256] [--window 30] [--messages 4000]
+//   npm run bench -- bus [--slots 256] [--window 30] [--messages 4000] [--root DIR]
+// --root: a folder whose services/<name>/dist/src/main.js are run instead of this checkout's
+// (e.g. symlinks to another build of the learner), to compare before and after a change.
 import { parseArgs } from 'node:util';
 import os from 'node:os';
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type JsMsg } from '@nats-io/jetstream';
@@ -93,7 +95,7 @@ async function rawRate(captured: Captured, n: number): Promise<number> {
 const mean = (xs: Uint8Array[]): number => (xs.length > 0 ? Math.round(xs.reduce((a, b) => a + b.length, 0) / xs.length) : 0);
 
 export async function busBench(args: string[]): Promise<Record<string, unknown>> {
-  const { values } = parseArgs({ args, options: { slots: { type: 'string', default: '256' }, window: { type: 'string', default: '30' }, messages: { type: 'string', default: '4000' } } });
+  const { values } = parseArgs({ args, options: { slots: { type: 'string', default: '256' }, window: { type: 'string', default: '30' }, messages: { type: 'string', default: '4000' }, root: { type: 'string' } } });
   const slots = Number(values.slots);
   const windowS = Number(values.window);
   const messages = Number(values.messages);
@@ -111,10 +113,14 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
       warmupS: 10,
       // The trajectory bytes only: step screenshots go to their own store and are not in this comparison.
       shotBytes: 0,
+      drainS: 90,
       maxSteps: 15,
       stepMedianS: 5,
-      groupsPerRound: Math.max(8, Math.ceil(slots / 40)),
+      // Few updates in the window: every update stops ingestion and makes each actor fetch and load
+      // the new policy before its next request, which is the learner's cost, not the bus's.
+      groupsPerRound: 64,
       runId: 'bench-bus',
+      ...(values.root !== undefined ? { root: values.root } : {}),
       capture: 500,
     },
     captured,

@@ -24,6 +24,8 @@ export interface FleetRunOptions {
   warmupS: number;
   /** Bytes of each step's screenshot (0: no step screenshots). */
   shotBytes: number;
+  /** Longest wait for the learner to take in what the actors published after they stopped. */
+  drainS: number;
   /** Step budget of every rollout (the curriculum's one stage). */
   maxSteps: number;
   /** Median seconds per step of the episode model. */
@@ -33,6 +35,8 @@ export interface FleetRunOptions {
   runId: string;
   /** Extra environment of every service. */
   env?: Record<string, string>;
+  /** Repository root whose services/<name>/dist run (default this checkout): before/after comparisons. */
+  root?: string;
   /** Keep the bytes of the first this many requests, trajectories and scored trajectories seen (the bus bench replays them). */
   capture?: number;
   log?: (msg: string) => void;
@@ -75,6 +79,8 @@ export interface FleetFigures {
   /** Actors that did not drain within the grace and were SIGKILLed. */
   actors_killed: number;
   ingested: number;
+  /** Published, not yet taken in when the drain wait ended (still in the judge's or the learner's consumer). */
+  pending: number;
   lost: number;
   dup: number;
 }
@@ -171,6 +177,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
   let sys: OwrlSystem | null = null;
   try {
     sys = await startSystem({
+      ...(o.root !== undefined ? { root: o.root } : {}),
       runId: o.runId,
       actors: o.actors,
       slots: perActor,
@@ -324,7 +331,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
           last = counters(await system.runState(10_000));
           return arrived(last) >= target ? true : undefined;
         },
-        { timeoutMs: 180_000, intervalMs: 1000 },
+        { timeoutMs: o.drainS * 1000, intervalMs: 1000 },
       );
     } catch (e) {
       log(`fleet ${slots} slots: ${(e as Error).message}`);
@@ -332,6 +339,17 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     // A redelivery still on its way would show up as a duplicate: give it a moment.
     await new Promise((r) => setTimeout(r, 2000));
     last = counters(await system.runState(10_000));
+    // Still on its way (a drain cut short): not yet judged, or judged and not yet taken in.
+    const waiting = async (stream: string, consumer: string): Promise<number> => {
+      try {
+        const ci = await jsm.consumers.info(stream, consumer);
+        return ci.num_pending + ci.num_ack_pending;
+      } catch {
+        return 0;
+      }
+    };
+    const scoredAhead = Math.max(0, (await jsm.streams.info('OWRL_SCORED')).state.messages - arrived(last) - (last['duplicatesDropped'] ?? 0));
+    const pending = (await waiting('OWRL_TRAJ', 'judge')) + scoredAhead;
     sub.unsubscribe();
     for (const s of subs) s.unsubscribe();
     await bus.close();
@@ -373,7 +391,8 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
       published_logged: published.size,
       actors_killed: killed,
       ingested: arrived(last),
-      lost: Math.max(0, target - arrived(last)),
+      pending,
+      lost: Math.max(0, target - arrived(last) - pending),
       dup: (last['duplicatesDropped'] ?? 0) + runTwice,
     };
   } finally {

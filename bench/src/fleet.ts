@@ -62,6 +62,7 @@ export async function fleetBench(args: string[]): Promise<Record<string, unknown
       warmupS,
       shotBytes,
       maxSteps,
+      drainS: 90,
       stepMedianS: 5,
       // An update per ~slots/8 trajectories: the paper-sized run's 8 groups × 5 at 80–100 rollouts, scaled.
       groupsPerRound: Math.max(8, Math.ceil(slots / 40)),

@@ -274,7 +274,8 @@ export class SyntheticEpisodes {
       s.trace = pointerTrace(rng, request.temperature);
       const stepMs = (plan.realS * 1000) / plan.steps;
       s.timing = { policyMs: stepMs * 0.6, actionMs: stepMs * 0.15, settleMs: stepMs * 0.15, observeMs: stepMs * 0.1 };
-      if (spec.stepScreenshots && this.o.shotBytes > 0) s.screenshot = syntheticScreenshot(this.o.shotBytes, rng);
+      // A draining actor (hurry) publishes its trajectories at once, without the remaining steps' pictures.
+      if (spec.stepScreenshots && this.o.shotBytes > 0 && !this.hurried) s.screenshot = syntheticScreenshot(this.o.shotBytes, rng);
       steps.push(s);
       await hooks?.onStep?.(s);
     }

@@ -32,7 +32,7 @@ import {
   type RoundSummary,
   type ScoredTrajectory,
 } from '@owrl/proto';
-import { ensureLearnerConsumer, STREAM_SCORED, taskSubject, type Bus, type Delivery, type WeightsPointer, type Blacklist } from '@owrl/bus';
+import { CONSUMER_ACTORS, ensureLearnerConsumer, STREAM_SCORED, STREAM_TASKS, taskSubject, type Bus, type Delivery, type WeightsPointer, type Blacklist } from '@owrl/bus';
 import type { PointerModel } from '@owrl/policy';
 import { Curriculum, type GrpoTrainer } from '@owrl/rl';
 import type { Logger } from '@owrl/telemetry';
@@ -106,6 +106,9 @@ export class Learner {
   private consumer: { stop(): Promise<void> } | null = null;
   private loop: Promise<void> | null = null;
   private draining: Promise<void> | null = null;
+  /** max_ack_pending of the actors consumer (0: unknown) and whether the fleet outgrowing it was logged. */
+  private actorsMaxAckPending = 0;
+  private ackPendingWarned = false;
 
   constructor(private readonly d: LearnerDeps) {
     this.curriculum = new Curriculum(d.config.curriculum);
@@ -196,6 +199,11 @@ export class Learner {
       logger.info({ round: restored.nextRound, policyVersion: restored.policyVersion, incarnation: this.d.incarnation }, 'resumed from checkpoint');
     }
     await this.publisher.publish(this.policyVersion);
+    try {
+      this.actorsMaxAckPending = (await bus.jsm.consumers.info(STREAM_TASKS, CONSUMER_ACTORS)).config.max_ack_pending ?? 0;
+    } catch (e) {
+      logger.warn({ err: e }, 'reading the actors consumer failed; its max_ack_pending is not checked against the fleet');
+    }
     const consumer = await withRetry('create the learner consumer', () => ensureLearnerConsumer(bus, config.runId, { ackWaitMs: config.scoredAckWaitMs, logger }), this.retry);
     this.inbox.start();
     this.consumer = await bus.consume({
@@ -587,6 +595,14 @@ export class Learner {
       want = groupsPerRound - kept - pending;
     } else {
       const slots = this.d.store.mutable.actors.reduce((a, x) => a + x.slots, 0);
+      if (!this.ackPendingWarned && this.actorsMaxAckPending > 0 && slots > this.actorsMaxAckPending) {
+        // JetStream hands out no more requests than max_ack_pending: the slots beyond it stand idle.
+        this.ackPendingWarned = true;
+        this.d.logger.warn(
+          { slots, maxAckPending: this.actorsMaxAckPending },
+          'the fleet has more browser slots than the actors consumer max_ack_pending; the rest stay idle: raise OWRL_ACTORS_MAX_ACK_PENDING on every service',
+        );
+      }
       const target = Math.max(slots + groupSize, groupsPerRound * groupSize);
       const cap = maxGroupsPerRound * (maxStaleness + 1);
       want = Math.min(Math.ceil((target - ledger.inFlight()) / groupSize), cap - pending);
