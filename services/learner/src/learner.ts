@@ -75,6 +75,10 @@ export interface LearnerDeps {
 
 /** How long a blacklist look-up is reused, and the poll interval while every task host is blocked. */
 const BLACKLIST_CACHE_MS = 5000;
+/** Longest time ingested results wait for their round save while more keep arriving. */
+const ROUND_SAVE_MS = 500;
+/** Groups whose rollout requests are published at once. */
+const DISPATCH_CONCURRENCY = 16;
 
 type RoundEnd = 'finished' | 'interrupted';
 
@@ -109,6 +113,9 @@ export class Learner {
   /** max_ack_pending of the actors consumer (0: unknown) and whether the fleet outgrowing it was logged. */
   private actorsMaxAckPending = 0;
   private ackPendingWarned = false;
+  /** The round changed since its last save (saveRoundSoon). */
+  private roundDirty = false;
+  private roundSavedAt = 0;
 
   constructor(private readonly d: LearnerDeps) {
     this.curriculum = new Curriculum(d.config.curriculum);
@@ -300,6 +307,8 @@ export class Learner {
   }
 
   private saveRound(ledger: RoundLedger, stats: RoundStats): void {
+    this.roundDirty = false;
+    this.roundSavedAt = Date.now();
     const s = this.d.store.mutable;
     this.d.checkpoints.saveRound({
       ledger: ledger.toJSON(),
@@ -310,7 +319,24 @@ export class Learner {
     });
   }
 
-  private async dispatch(ledger: RoundLedger, stats: RoundStats, g: GroupState, sample: number, attempt: number, maxSteps: number, id: string, redispatch: boolean): Promise<void> {
+  /**
+   * Saves the round soon after an ingest: at once when nothing else waits in the inbox, else at
+   * most every ROUND_SAVE_MS. The round file is a full JSON of the ledger (every group in flight),
+   * so one write per result made the learner's ingestion O(fleet size) per trajectory. What a
+   * crash loses in between is safe: those results are still unacked, come back, and are taken
+   * again (their slots were still in flight in the saved ledger); re-dispatches and abandonments
+   * are still saved before they take effect.
+   */
+  private saveRoundSoon(ledger: RoundLedger, stats: RoundStats): void {
+    this.roundDirty = true;
+    if (this.inbox.pending === 0 || Date.now() - this.roundSavedAt >= ROUND_SAVE_MS) this.saveRound(ledger, stats);
+  }
+
+  /**
+   * Publishes one rollout request. `writtenAhead`: the dispatch was already counted and saved with
+   * its batch (dispatchGroups), so neither is done again here.
+   */
+  private async dispatch(ledger: RoundLedger, stats: RoundStats, g: GroupState, sample: number, attempt: number, maxSteps: number, id: string, redispatch: boolean, writtenAhead = false): Promise<void> {
     // The rollout's session (a bundled site keeps its state apart by it; the actor puts it in the start URL).
     const sessionId = `${fnv1a(id).toString(36)}${fnv1a(id, 0x9e3779b9).toString(36)}`;
     const req = make(RolloutRequestSchema, {
@@ -330,6 +356,7 @@ export class Learner {
       seed: BigInt(Math.floor(this.rng.next() * 2 ** 32)),
     });
     await withRetry(`dispatch ${id}`, () => this.d.bus.publish(taskSubject(ledger.runId), RolloutRequestSchema, req, { msgId: id }), this.retry);
+    if (writtenAhead) return;
     stats.dispatched(redispatch);
     stats.inFlight(ledger.inFlight());
     this.saveRound(ledger, stats);
@@ -342,13 +369,26 @@ export class Learner {
     });
     const tasks = this.d.scheduler.pick(count, (h) => blocked.has(h));
     const first = ledger.nextGroup;
-    // Write-ahead: the groups and their ids are saved before anything is published.
-    for (const [i, task] of tasks.entries()) ledger.addGroup(first + i, task, this.d.config.groupSize);
+    // Write-ahead: the groups, their ids and their dispatch counts are saved before anything is
+    // published, once for the batch (a save per rollout made dispatching a fleet's worth of
+    // groups quadratic: every save writes the whole ledger). A crash mid-batch leaves requests
+    // counted that never reached the bus; the restart re-dispatches their slots under new ids.
+    for (const [i, task] of tasks.entries()) {
+      ledger.addGroup(first + i, task, this.d.config.groupSize);
+      for (let k = 0; k < this.d.config.groupSize; k++) stats.dispatched(false);
+    }
+    stats.inFlight(ledger.inFlight());
     this.saveRound(ledger, stats);
-    for (let i = 0; i < tasks.length; i++) {
-      const g = ledger.groups.get(first + i) as GroupState;
-      for (const s of g.samples) await this.dispatch(ledger, stats, g, s.sample, 0, maxSteps, s.trajectoryId, false);
-      this.crash.hit('dispatching');
+    // Published DISPATCH_CONCURRENCY groups at a time: one round trip per chunk, not per rollout.
+    for (let i = 0; i < tasks.length; i += DISPATCH_CONCURRENCY) {
+      const chunk: GroupState[] = [];
+      for (let j = i; j < Math.min(tasks.length, i + DISPATCH_CONCURRENCY); j++) chunk.push(ledger.groups.get(first + j) as GroupState);
+      await Promise.all(
+        chunk.map(async (g) => {
+          await Promise.all(g.samples.map((s) => this.dispatch(ledger, stats, g, s.sample, 0, maxSteps, s.trajectoryId, false, true)));
+          this.crash.hit('dispatching');
+        }),
+      );
     }
     this.d.store.change('progress', () => {});
     return tasks.length;
@@ -442,6 +482,8 @@ export class Learner {
         }
         break;
       }
+      // Nothing left to take in: what saveRoundSoon() deferred is saved before waiting.
+      if (this.roundDirty && this.inbox.pending === 0) this.saveRound(ledger, stats);
       const ev = await this.inbox.next(Math.min(deadline, this.stopDeadline), () => this.stopping && Date.now() >= this.stopDeadline);
       if (!ev) {
         if (this.stopping) {
@@ -494,7 +536,7 @@ export class Learner {
         }
       }
       stats.inFlight(ledger.inFlight());
-      this.saveRound(ledger, stats);
+      this.saveRoundSoon(ledger, stats);
       store.change('progress', () => {});
       if (ledger.inFlight() > 0) this.crash.hit('in_flight');
     }
@@ -584,8 +626,9 @@ export class Learner {
 
   /**
    * Async mode: dispatches groups until the rollouts in flight cover every actor slot plus one
-   * group of queue (at least a round's worth), within the staleness bound's budget of pending
-   * groups. In the last round only what the round still needs. Returns the groups dispatched.
+   * group of queue (at least a round's worth), within a budget of pending groups (the staleness
+   * bound's, or three times the slots' worth when that is more). In the last round only what the
+   * round still needs. Returns the groups dispatched.
    */
   private async topUp(ledger: RoundLedger, stats: RoundStats, maxSteps: number, kept: number, lastRound: boolean): Promise<number> {
     const { groupSize, groupsPerRound, maxGroupsPerRound, maxStaleness } = this.d.config;
@@ -604,7 +647,11 @@ export class Learner {
         );
       }
       const target = Math.max(slots + groupSize, groupsPerRound * groupSize);
-      const cap = maxGroupsPerRound * (maxStaleness + 1);
+      // A group stays pending until its slowest rollout is back; with long-tailed episodes most
+      // pending groups hold one or two rollouts in flight, so a cap counted in groups alone left
+      // most of a large fleet idle (2000 slots: 468 busy). The cap also allows groups enough for
+      // every slot three times over.
+      const cap = Math.max(maxGroupsPerRound * (maxStaleness + 1), Math.ceil((3 * slots) / groupSize));
       want = Math.min(Math.ceil((target - ledger.inFlight()) / groupSize), cap - pending);
     }
     return want > 0 ? this.dispatchGroups(ledger, stats, want, maxSteps) : 0;
