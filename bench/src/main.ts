@@ -1,8 +1,10 @@
 // Benchmarks: `npm run bench -- <name>`. Each prints progress to stderr and, as its last line on
 // stdout, one JSON object of figures.
 import { asyncBench } from './async.js';
+import { busBench } from './bus.js';
 import { judgeBench } from './judge.js';
 import { envBench } from './env.js';
+import { fleetBench } from './fleet.js';
 import { learningBench } from './learning.js';
 import { llmLoopBench } from './llm-loop.js';
 import { warmupBench } from './warmup.js';
@@ -16,6 +18,8 @@ const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown
   warmup: warmupBench,
   weights: weightsBench,
   'llm-loop': llmLoopBench,
+  fleet: fleetBench,
+  bus: busBench,
 };
 
 async function main(): Promise<void> {

@@ -14,6 +14,7 @@ export {
   type EffectKindName,
   type EffectRecord,
   type EpisodeDiagnostics,
+  type EpisodeHooks,
   type EpisodePolicy,
   type EpisodeResult,
   type EpisodeSpec,

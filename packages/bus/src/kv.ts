@@ -4,7 +4,7 @@
 // JSON values are decoded field by field (kv-values.ts); a value that does not decode is logged
 // with the field at fault and left out (a corrupt blacklist entry never blocks).
 import { decode, encode, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
-import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import { Kvm, KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
 import type { BusContext } from './context.js';
 import { BusError, BusErrorCode } from './errors.js';
 import { decodeKvKey, encodeKvKey } from './kv-keys.js';
@@ -30,10 +30,30 @@ function isLive(e: KvEntry | null): e is KvEntry {
   return e !== null && e.operation === 'PUT';
 }
 
-async function allKeys(kv: KV): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const k of await kv.keys()) keys.push(k);
-  return keys;
+/** Longest wait for a bucket's last values when the bucket emptied between its status and the read. */
+const LAST_VALUES_TIMEOUT_MS = 2000;
+
+/**
+ * The last entry of every key of the bucket (deletes and purges included), read in one pass over
+ * the bucket's stream (a watcher of last values) instead of a get per key: a registry of N actors
+ * costs one consumer, not N round trips, on every fleet-view refresh.
+ */
+async function lastEntries(kv: KV): Promise<KvEntry[]> {
+  if ((await kv.status()).values === 0) return [];
+  const iter = await kv.watch({ key: '>', include: KvWatchInclude.LastValue });
+  // Entries expiring between the status and the watch could leave nothing to read: bounded wait.
+  const timer = setTimeout(() => iter.stop(), LAST_VALUES_TIMEOUT_MS);
+  const out: KvEntry[] = [];
+  try {
+    for await (const e of iter) {
+      out.push(e);
+      if (e.delta === 0) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    iter.stop();
+  }
+  return out;
 }
 
 /** The pointer to the current policy artifact (KV owrl_weights, key `latest`). */
@@ -134,9 +154,9 @@ export class ActorRegistry {
   /** Actors whose last heartbeat is within the bucket TTL, sorted by id (values that do not decode are logged and left out). */
   async list(): Promise<ActorRecord[]> {
     const out: ActorRecord[] = [];
-    for (const key of await allKeys(this.kv)) {
-      const e = await this.kv.get(key);
+    for (const e of await lastEntries(this.kv)) {
       if (!isLive(e)) continue;
+      const key = e.key;
       try {
         out.push(decodeActorRecord({ bucket: KV_ACTORS, key, revision: e.revision }, decodeKvKey(key), e.value));
       } catch (err) {
@@ -223,10 +243,9 @@ export class Blacklist {
   async list(): Promise<Array<BlacklistEntry & { host: string }>> {
     const out: Array<BlacklistEntry & { host: string }> = [];
     try {
-      for (const key of await allKeys(this.kv)) {
-        const host = hostOfKey(key);
-        const e = host === null ? null : await this.kv.get(key);
-        const entry = isLive(e) ? this.parseEntry(e) : null;
+      for (const e of await lastEntries(this.kv)) {
+        const host = hostOfKey(e.key);
+        const entry = host !== null && isLive(e) ? this.parseEntry(e) : null;
         if (host !== null && entry) out.push({ ...entry, host });
       }
     } catch (err) {

@@ -6,6 +6,9 @@
 //   OWRL_ACTORS_ACK_WAIT_S, OWRL_JUDGE_ACK_WAIT_S   ack_wait of the `actors` and `judge` consumers
 //                      (default 60 s: how long a SIGKILLed worker's messages wait before they
 //                      are redelivered); every service that declares the topology must agree
+//   OWRL_ACTORS_MAX_ACK_PENDING, OWRL_JUDGE_MAX_ACK_PENDING   max_ack_pending of those consumers:
+//                      the rollouts (trajectories) out at once; the actors' must be at least the
+//                      fleet's browser slots (default 256 and 1024); every service must agree
 import { readNatsSettings, type NatsSettings, type TopologyOptions } from '@owrl/bus';
 import { ConfigError, envInt, envOneOf, envString, type Env } from '@owrl/core';
 import { LOG_LEVELS, type LogLevel } from '@owrl/telemetry';
@@ -18,7 +21,7 @@ export interface ServiceSettings {
   /** null for a service without the bus. */
   nats: NatsSettings | null;
   /** Topology options every service passes to ensureTopology (only those set in the environment). */
-  topology: Pick<TopologyOptions, 'actorsAckWaitMs' | 'judgeAckWaitMs'>;
+  topology: Pick<TopologyOptions, 'actorsAckWaitMs' | 'judgeAckWaitMs' | 'actorsMaxAckPending' | 'judgeMaxAckPending'>;
 }
 
 /** @throws ConfigError naming the variable. */
@@ -33,6 +36,8 @@ export function readServiceSettings(env: Env, opts: { bus: boolean }): ServiceSe
     topology: {
       ...(env['OWRL_ACTORS_ACK_WAIT_S'] !== undefined ? { actorsAckWaitMs: envInt('OWRL_ACTORS_ACK_WAIT_S', 60, env, 2) * 1000 } : {}),
       ...(env['OWRL_JUDGE_ACK_WAIT_S'] !== undefined ? { judgeAckWaitMs: envInt('OWRL_JUDGE_ACK_WAIT_S', 60, env, 2) * 1000 } : {}),
+      ...(env['OWRL_ACTORS_MAX_ACK_PENDING'] !== undefined ? { actorsMaxAckPending: envInt('OWRL_ACTORS_MAX_ACK_PENDING', 256, env, 1) } : {}),
+      ...(env['OWRL_JUDGE_MAX_ACK_PENDING'] !== undefined ? { judgeMaxAckPending: envInt('OWRL_JUDGE_MAX_ACK_PENDING', 1024, env, 1) } : {}),
     },
   };
 }

@@ -2,7 +2,7 @@
 // browser context with the current policy, publishes the trajectory and only then acks. Holds no
 // state that must survive it: a crash leaves the request un-acked, and JetStream redelivers it.
 // A request whose host is blacklisted is answered with INIT_ERROR `host_blacklisted`, unrun.
-import type { BrowserPool } from '@owrl/browser-env';
+import type { EpisodeHooks, EpisodePolicy, EpisodeResult, EpisodeSpec } from '@owrl/browser-env';
 import { hostOf, mulberry32, REASON_HOST_BLACKLISTED, REASON_POLICY_BEHIND } from '@owrl/core';
 import {
   DiagnosticsSchema,
@@ -41,8 +41,13 @@ import type { ActorConfig } from './config.js';
 import type { PolicyHolder } from './policy-holder.js';
 import { buildTrajectory, fitPayload, sandboxFailure, tooLargeFailure } from './trajectory-builder.js';
 
-/** What the actor needs of the browser pool (BrowserPool in the service). */
-export type EpisodeRunner = Pick<BrowserPool, 'runEpisode'>;
+/**
+ * What the actor needs of the browser pool: BrowserPool in the service, SyntheticEpisodes in a
+ * synthetic actor (OWRL_SYNTHETIC=1), which also reads the rollout request.
+ */
+export interface EpisodeRunner {
+  runEpisode(spec: EpisodeSpec, policy: EpisodePolicy<PolicyTrace>, hooks: EpisodeHooks<PolicyTrace> | undefined, request: RolloutRequest): Promise<EpisodeResult<PolicyTrace>>;
+}
 
 export interface ActorDeps {
   config: ActorConfig;
@@ -180,7 +185,7 @@ export class Actor {
         const pageExpression = task.verifier?.kind.case === 'pageExpression' ? task.verifier.kind.value.expression : undefined;
         const shots = this.d.shots && this.d.config.stepScreenshots ? this.d.shots : undefined;
         const refs = new Map<number, ImageRef>();
-        const result = await this.d.pool.runEpisode<PolicyTrace>(
+        const result = await this.d.pool.runEpisode(
           {
             // A bundled site keeps each rollout's state apart by the session in its start URL.
             startUrl: task.site && req.sessionId ? withSession(task.startUrl, req.sessionId) : task.startUrl,
@@ -205,6 +210,7 @@ export class Actor {
               }
             },
           },
+          req,
         );
         const trajectory = buildTrajectory({ request: req, actorId: this.d.config.actorId, policyVersion, result, startedAtMs: started, actorRssBytes: process.memoryUsage().rss });
         for (const st of trajectory.steps) {

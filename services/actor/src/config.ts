@@ -3,10 +3,14 @@
 // policy backend: `pointer` (default, the built-in ONNX policy) or `openai` (a model behind an
 // OpenAI-compatible endpoint, configured by OWRL_POLICY_BASE_URL, OWRL_POLICY_MODEL and the other
 // OWRL_POLICY_* settings of @owrl/llm-policy, plus OWRL_POLICY_LOAD_WEIGHTS, all checked here,
-// before the actor starts).
+// before the actor starts). OWRL_SYNTHETIC=1 runs synthetic episodes instead of Chromium (a
+// stand-in for many browser slots, for scale tests: synthetic-episodes.ts), shaped by
+// OWRL_SYNTHETIC_SPEEDUP, _STEP_MEDIAN_S, _STEP_SIGMA, _MIN_STEPS, _SHOT_BYTES, _ENV_ERROR_RATE and
+// _TASK_TIMEOUT_S.
 import os from 'node:os';
-import { ConfigError, envBool, envInt, envList, envOneOf, envString, type Env } from '@owrl/core';
+import { ConfigError, envBool, envInt, envList, envNumber, envOneOf, envString, type Env } from '@owrl/core';
 import { openAIPolicyConfigFromEnv, type OpenAIPolicyConfig } from '@owrl/llm-policy';
+import { SYNTHETIC_DEFAULTS, type SyntheticOptions } from './synthetic-episodes.js';
 
 export const POLICY_BACKENDS = ['pointer', 'openai'] as const;
 export type PolicyBackendName = (typeof POLICY_BACKENDS)[number];
@@ -40,6 +44,32 @@ export interface ActorConfig {
    * the serving engine load each published version before its requests name it.
    */
   loadWeights?: boolean;
+  /** OWRL_SYNTHETIC=1: synthetic episodes instead of a browser (scale tests), with their model. */
+  synthetic?: SyntheticOptions;
+}
+
+function syntheticSettings(env: Env): SyntheticOptions {
+  const d = SYNTHETIC_DEFAULTS;
+  const num = (name: string, def: number, min: number, max = Infinity): number => {
+    const v = envNumber(name, def, env, { min });
+    if (v > max) throw new ConfigError(name, `${name}=${v} must be at most ${max}`);
+    return v;
+  };
+  const speedup = num('OWRL_SYNTHETIC_SPEEDUP', d.speedup, 0);
+  const stepMedianS = num('OWRL_SYNTHETIC_STEP_MEDIAN_S', d.stepMedianS, 0);
+  const taskTimeoutS = num('OWRL_SYNTHETIC_TASK_TIMEOUT_S', d.taskTimeoutS, 0);
+  for (const [name, v] of [['OWRL_SYNTHETIC_SPEEDUP', speedup], ['OWRL_SYNTHETIC_STEP_MEDIAN_S', stepMedianS], ['OWRL_SYNTHETIC_TASK_TIMEOUT_S', taskTimeoutS]] as const) {
+    if (v <= 0) throw new ConfigError(name, `${name}=${v} must be above 0`);
+  }
+  return {
+    speedup,
+    stepMedianS,
+    taskTimeoutS,
+    stepSigma: num('OWRL_SYNTHETIC_STEP_SIGMA', d.stepSigma, 0, 5),
+    minSteps: envInt('OWRL_SYNTHETIC_MIN_STEPS', d.minSteps, env, 1),
+    shotBytes: envInt('OWRL_SYNTHETIC_SHOT_BYTES', d.shotBytes, env, 0),
+    envErrorRate: num('OWRL_SYNTHETIC_ENV_ERROR_RATE', d.envErrorRate, 0, 1),
+  };
 }
 
 function openaiSettings(env: Env): { openai: OpenAIPolicyConfig; loadWeights: boolean } {
@@ -70,5 +100,6 @@ export function loadActorConfig(env: Env): ActorConfig {
     publishRetryMs: envInt('OWRL_PUBLISH_RETRY_S', 300, env, 0) * 1000,
     publishBackoffMs: envInt('OWRL_PUBLISH_BACKOFF_MS', 500, env, 1),
     maxEpisodes: envInt('OWRL_MAX_EPISODES', 0, env, 0),
+    ...(envBool('OWRL_SYNTHETIC', false, env) ? { synthetic: syntheticSettings(env) } : {}),
   };
 }

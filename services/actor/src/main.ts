@@ -7,6 +7,7 @@ import { Actor } from './actor.js';
 import { loadActorConfig } from './config.js';
 import { openaiBackend, pointerBackend } from './policy-backends.js';
 import { PolicyHolder } from './policy-holder.js';
+import { SyntheticEpisodes } from './synthetic-episodes.js';
 
 runService({
   name: 'actor',
@@ -17,7 +18,10 @@ runService({
   logBindings: (c) => ({ actor: c.actorId }),
   start: async ({ config, bus, logger, meter, topology }) => {
     await ensureTopology(bus, { logger, ...topology });
-    const pool = new BrowserPool({ executablePath: config.chromiumPath, allowHosts: config.allowHosts, maxEpisodesPerBrowser: config.maxEpisodesPerBrowser, logger });
+    // OWRL_SYNTHETIC=1: no browser; episodes are drawn from a model of episode times (scale tests).
+    const synthetic = config.synthetic ? new SyntheticEpisodes(config.synthetic) : null;
+    const pool = synthetic ?? new BrowserPool({ executablePath: config.chromiumPath, allowHosts: config.allowHosts, maxEpisodesPerBrowser: config.maxEpisodesPerBrowser, logger });
+    if (synthetic) logger.info({ synthetic: synthetic.options }, 'synthetic episodes: no browser');
     const loader =
       config.openai && config.loadWeights && (config.openai.engine === 'vllm' || config.openai.engine === 'sglang')
         ? new EngineWeightLoader({ engine: config.openai.engine, baseUrl: config.openai.baseUrl, ...(config.openai.apiKey ? { apiKey: config.openai.apiKey } : {}), logger })
@@ -38,6 +42,8 @@ runService({
       const running = actor;
       return {
         stop: async () => {
+          // A synthetic actor publishes what it holds at once instead of waiting out the long tail.
+          synthetic?.hurry();
           await running.stop();
           await closeBrowsers();
         },

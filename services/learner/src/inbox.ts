@@ -70,7 +70,12 @@ export class Inbox {
     this.held.delete(d);
   }
 
-  get heldCount(): number {
+  /** Deliveries queued for the loop, not yet taken by next(). */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+    get heldCount(): number {
     return this.held.size;
   }
 }

@@ -32,7 +32,7 @@ import {
   type RoundSummary,
   type ScoredTrajectory,
 } from '@owrl/proto';
-import { ensureLearnerConsumer, STREAM_SCORED, taskSubject, type Bus, type Delivery, type WeightsPointer, type Blacklist } from '@owrl/bus';
+import { CONSUMER_ACTORS, ensureLearnerConsumer, STREAM_SCORED, STREAM_TASKS, taskSubject, type Bus, type Delivery, type WeightsPointer, type Blacklist } from '@owrl/bus';
 import type { PointerModel } from '@owrl/policy';
 import { Curriculum, type GrpoTrainer } from '@owrl/rl';
 import type { Logger } from '@owrl/telemetry';
@@ -75,6 +75,10 @@ export interface LearnerDeps {
 
 /** How long a blacklist look-up is reused, and the poll interval while every task host is blocked. */
 const BLACKLIST_CACHE_MS = 5000;
+/** Longest time ingested results wait for their round save while more keep arriving. */
+const ROUND_SAVE_MS = 500;
+/** Groups whose rollout requests are published at once. */
+const DISPATCH_CONCURRENCY = 16;
 
 type RoundEnd = 'finished' | 'interrupted';
 
@@ -106,6 +110,12 @@ export class Learner {
   private consumer: { stop(): Promise<void> } | null = null;
   private loop: Promise<void> | null = null;
   private draining: Promise<void> | null = null;
+  /** max_ack_pending of the actors consumer (0: unknown) and whether the fleet outgrowing it was logged. */
+  private actorsMaxAckPending = 0;
+  private ackPendingWarned = false;
+  /** The round changed since its last save (saveRoundSoon). */
+  private roundDirty = false;
+  private roundSavedAt = 0;
 
   constructor(private readonly d: LearnerDeps) {
     this.curriculum = new Curriculum(d.config.curriculum);
@@ -196,6 +206,11 @@ export class Learner {
       logger.info({ round: restored.nextRound, policyVersion: restored.policyVersion, incarnation: this.d.incarnation }, 'resumed from checkpoint');
     }
     await this.publisher.publish(this.policyVersion);
+    try {
+      this.actorsMaxAckPending = (await bus.jsm.consumers.info(STREAM_TASKS, CONSUMER_ACTORS)).config.max_ack_pending ?? 0;
+    } catch (e) {
+      logger.warn({ err: e }, 'reading the actors consumer failed; its max_ack_pending is not checked against the fleet');
+    }
     const consumer = await withRetry('create the learner consumer', () => ensureLearnerConsumer(bus, config.runId, { ackWaitMs: config.scoredAckWaitMs, logger }), this.retry);
     this.inbox.start();
     this.consumer = await bus.consume({
@@ -292,6 +307,8 @@ export class Learner {
   }
 
   private saveRound(ledger: RoundLedger, stats: RoundStats): void {
+    this.roundDirty = false;
+    this.roundSavedAt = Date.now();
     const s = this.d.store.mutable;
     this.d.checkpoints.saveRound({
       ledger: ledger.toJSON(),
@@ -302,7 +319,24 @@ export class Learner {
     });
   }
 
-  private async dispatch(ledger: RoundLedger, stats: RoundStats, g: GroupState, sample: number, attempt: number, maxSteps: number, id: string, redispatch: boolean): Promise<void> {
+  /**
+   * Saves the round soon after an ingest: at once when nothing else waits in the inbox, else at
+   * most every ROUND_SAVE_MS. The round file is a full JSON of the ledger (every group in flight),
+   * so one write per result made the learner's ingestion O(fleet size) per trajectory. What a
+   * crash loses in between is safe: those results are still unacked, come back, and are taken
+   * again (their slots were still in flight in the saved ledger); re-dispatches and abandonments
+   * are still saved before they take effect.
+   */
+  private saveRoundSoon(ledger: RoundLedger, stats: RoundStats): void {
+    this.roundDirty = true;
+    if (this.inbox.pending === 0 || Date.now() - this.roundSavedAt >= ROUND_SAVE_MS) this.saveRound(ledger, stats);
+  }
+
+  /**
+   * Publishes one rollout request. `writtenAhead`: the dispatch was already counted and saved with
+   * its batch (dispatchGroups), so neither is done again here.
+   */
+  private async dispatch(ledger: RoundLedger, stats: RoundStats, g: GroupState, sample: number, attempt: number, maxSteps: number, id: string, redispatch: boolean, writtenAhead = false): Promise<void> {
     // The rollout's session (a bundled site keeps its state apart by it; the actor puts it in the start URL).
     const sessionId = `${fnv1a(id).toString(36)}${fnv1a(id, 0x9e3779b9).toString(36)}`;
     const req = make(RolloutRequestSchema, {
@@ -322,6 +356,7 @@ export class Learner {
       seed: BigInt(Math.floor(this.rng.next() * 2 ** 32)),
     });
     await withRetry(`dispatch ${id}`, () => this.d.bus.publish(taskSubject(ledger.runId), RolloutRequestSchema, req, { msgId: id }), this.retry);
+    if (writtenAhead) return;
     stats.dispatched(redispatch);
     stats.inFlight(ledger.inFlight());
     this.saveRound(ledger, stats);
@@ -334,13 +369,26 @@ export class Learner {
     });
     const tasks = this.d.scheduler.pick(count, (h) => blocked.has(h));
     const first = ledger.nextGroup;
-    // Write-ahead: the groups and their ids are saved before anything is published.
-    for (const [i, task] of tasks.entries()) ledger.addGroup(first + i, task, this.d.config.groupSize);
+    // Write-ahead: the groups, their ids and their dispatch counts are saved before anything is
+    // published, once for the batch (a save per rollout made dispatching a fleet's worth of
+    // groups quadratic: every save writes the whole ledger). A crash mid-batch leaves requests
+    // counted that never reached the bus; the restart re-dispatches their slots under new ids.
+    for (const [i, task] of tasks.entries()) {
+      ledger.addGroup(first + i, task, this.d.config.groupSize);
+      for (let k = 0; k < this.d.config.groupSize; k++) stats.dispatched(false);
+    }
+    stats.inFlight(ledger.inFlight());
     this.saveRound(ledger, stats);
-    for (let i = 0; i < tasks.length; i++) {
-      const g = ledger.groups.get(first + i) as GroupState;
-      for (const s of g.samples) await this.dispatch(ledger, stats, g, s.sample, 0, maxSteps, s.trajectoryId, false);
-      this.crash.hit('dispatching');
+    // Published DISPATCH_CONCURRENCY groups at a time: one round trip per chunk, not per rollout.
+    for (let i = 0; i < tasks.length; i += DISPATCH_CONCURRENCY) {
+      const chunk: GroupState[] = [];
+      for (let j = i; j < Math.min(tasks.length, i + DISPATCH_CONCURRENCY); j++) chunk.push(ledger.groups.get(first + j) as GroupState);
+      await Promise.all(
+        chunk.map(async (g) => {
+          await Promise.all(g.samples.map((s) => this.dispatch(ledger, stats, g, s.sample, 0, maxSteps, s.trajectoryId, false, true)));
+          this.crash.hit('dispatching');
+        }),
+      );
     }
     this.d.store.change('progress', () => {});
     return tasks.length;
@@ -434,6 +482,8 @@ export class Learner {
         }
         break;
       }
+      // Nothing left to take in: what saveRoundSoon() deferred is saved before waiting.
+      if (this.roundDirty && this.inbox.pending === 0) this.saveRound(ledger, stats);
       const ev = await this.inbox.next(Math.min(deadline, this.stopDeadline), () => this.stopping && Date.now() >= this.stopDeadline);
       if (!ev) {
         if (this.stopping) {
@@ -486,7 +536,7 @@ export class Learner {
         }
       }
       stats.inFlight(ledger.inFlight());
-      this.saveRound(ledger, stats);
+      this.saveRoundSoon(ledger, stats);
       store.change('progress', () => {});
       if (ledger.inFlight() > 0) this.crash.hit('in_flight');
     }
@@ -576,8 +626,9 @@ export class Learner {
 
   /**
    * Async mode: dispatches groups until the rollouts in flight cover every actor slot plus one
-   * group of queue (at least a round's worth), within the staleness bound's budget of pending
-   * groups. In the last round only what the round still needs. Returns the groups dispatched.
+   * group of queue (at least a round's worth), within a budget of pending groups (the staleness
+   * bound's, or three times the slots' worth when that is more). In the last round only what the
+   * round still needs. Returns the groups dispatched.
    */
   private async topUp(ledger: RoundLedger, stats: RoundStats, maxSteps: number, kept: number, lastRound: boolean): Promise<number> {
     const { groupSize, groupsPerRound, maxGroupsPerRound, maxStaleness } = this.d.config;
@@ -587,8 +638,20 @@ export class Learner {
       want = groupsPerRound - kept - pending;
     } else {
       const slots = this.d.store.mutable.actors.reduce((a, x) => a + x.slots, 0);
+      if (!this.ackPendingWarned && this.actorsMaxAckPending > 0 && slots > this.actorsMaxAckPending) {
+        // JetStream hands out no more requests than max_ack_pending: the slots beyond it stand idle.
+        this.ackPendingWarned = true;
+        this.d.logger.warn(
+          { slots, maxAckPending: this.actorsMaxAckPending },
+          'the fleet has more browser slots than the actors consumer max_ack_pending; the rest stay idle: raise OWRL_ACTORS_MAX_ACK_PENDING on every service',
+        );
+      }
       const target = Math.max(slots + groupSize, groupsPerRound * groupSize);
-      const cap = maxGroupsPerRound * (maxStaleness + 1);
+      // A group stays pending until its slowest rollout is back; with long-tailed episodes most
+      // pending groups hold one or two rollouts in flight, so a cap counted in groups alone left
+      // most of a large fleet idle (2000 slots: 468 busy). The cap also allows groups enough for
+      // every slot three times over.
+      const cap = Math.max(maxGroupsPerRound * (maxStaleness + 1), Math.ceil((3 * slots) / groupSize));
       want = Math.min(Math.ceil((target - ledger.inFlight()) / groupSize), cap - pending);
     }
     return want > 0 ? this.dispatchGroups(ledger, stats, want, maxSteps) : 0;
@@ -631,11 +694,12 @@ export class Learner {
     });
   }
 
-  /** Queue lag of every ingested result (dispatch to the actor's start). */
+  /** Queue lag of every ingested result (dispatch to the actor's start) and its ingest lag (judged to ingested). */
   private observeLag(scored: ScoredTrajectory): void {
     const traj = scored.trajectory;
     const req = traj?.request;
     if (req && traj.startedAtMs > 0n && req.dispatchedAtMs > 0n) this.d.metrics.queueLagSeconds.observe(Math.max(0, Number(traj.startedAtMs - req.dispatchedAtMs) / 1000));
+    if (scored.judgedAtMs > 0n) this.d.metrics.ingestLagSeconds.observe(Math.max(0, Date.now() - Number(scored.judgedAtMs)) / 1000);
   }
 
   /** The round's summary, computed once from the ledger's decided groups. */

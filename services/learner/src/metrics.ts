@@ -40,6 +40,8 @@ export interface LearnerMetrics {
   weightSyncSeconds: Histogram;
   /** Time a rollout request waited in OWRL_TASKS before an actor started it. */
   queueLagSeconds: Histogram;
+  /** Judged to ingested, per result. */
+  ingestLagSeconds: Histogram;
 }
 
 const RATIO_BUCKETS = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1];
@@ -71,6 +73,7 @@ export function createLearnerMetrics(meter: Meter): LearnerMetrics {
     staleness: meter.histogram({ name: 'owrl_learner_staleness_versions', help: 'Policy versions between the version a trained trajectory was produced with and the version it trains', buckets: STALENESS_BUCKETS }),
     updateSeconds: meter.histogram({ name: 'owrl_learner_update_seconds', help: 'Time of one policy update (the PPO epochs of the trainer)', buckets: FAST_BUCKETS }),
     weightSyncSeconds: meter.histogram({ name: 'owrl_learner_weight_sync_seconds', help: 'Time to export, store and publish one policy version (artifact and KV pointer)', buckets: FAST_BUCKETS }),
+    ingestLagSeconds: meter.histogram({ name: 'owrl_learner_ingest_lag_seconds', help: 'Time from the judge scoring a trajectory to the learner ingesting it (bus and inbox)', buckets: FAST_BUCKETS }),
     queueLagSeconds: meter.histogram({ name: 'owrl_learner_queue_lag_seconds', help: 'Time from dispatching a rollout request to an actor starting it', buckets: EPISODE_BUCKETS }),
   };
 }

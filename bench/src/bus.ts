@@ -1,0 +1,148 @@
+// Bus efficiency benchmark: how close owrl's path of a trajectory comes to what JetStream itself
+// can move, in one run. (1) owrl: synthetic actors with episodes compressed to milliseconds, so
+// the pipeline is the bottleneck — rollout request (learner → OWRL_TASKS → actor), trajectory
+// (actor → OWRL_TRAJ → judge, verifier path), scored trajectory (judge → OWRL_SCORED → learner
+// ingestion), all real processes; figure: trajectories per second taken in by the learner. (2) raw:
+// the same bytes (the requests, trajectories and scored trajectories captured from run 1) through
+// the same three hops on a fresh nats-server with bare JetStream clients in this process: publish
+// with a message id, pull, publish the next hop's bytes, then ack (the services' publish-then-ack
+// order), with up to 256 publishes in flight per hop. ratio = owrl / raw (target ≥ 0.5).
+//   npm run bench -- bus [--slots 256] [--window 30] [--messages 4000] [--root DIR]
+// --root: a folder whose services/<name>/dist/src/main.js are run instead of this checkout's
+// (e.g. symlinks to another build of the learner), to compare before and after a change.
+import { parseArgs } from 'node:util';
+import os from 'node:os';
+import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type JsMsg } from '@nats-io/jetstream';
+import { connectBus, type Bus } from '@owrl/bus';
+import { startNatsServer } from '@owrl/testkit';
+import { runFleet, type Captured } from './fleet-run.js';
+
+const HOPS = [
+  { stream: 'RAW_REQ', subject: 'raw.req' },
+  { stream: 'RAW_TRAJ', subject: 'raw.traj' },
+  { stream: 'RAW_SCORED', subject: 'raw.scored' },
+] as const;
+const WINDOW = 256;
+
+/** Bounded window of promises in flight. */
+class Window {
+  private n = 0;
+  private waiters: Array<() => void> = [];
+  async enter(): Promise<void> {
+    while (this.n >= WINDOW) await new Promise<void>((r) => this.waiters.push(r));
+    this.n++;
+  }
+  leave(): void {
+    this.n--;
+    this.waiters.shift()?.();
+  }
+  async drain(): Promise<void> {
+    while (this.n > 0) await new Promise<void>((r) => this.waiters.push(r));
+  }
+}
+
+/** Consumes `n` messages of hop `i`; each is forwarded to hop i+1 (when there is one) and acked once that publish is stored. */
+async function hop(bus: Bus, i: number, n: number, next: Uint8Array[] | null): Promise<void> {
+  const h = HOPS[i] as (typeof HOPS)[number];
+  const c = await bus.js.consumers.get(h.stream, `raw_${i}`);
+  const it = await c.consume({ max_messages: 1024 });
+  const w = new Window();
+  let got = 0;
+  for await (const m of it) {
+    const k = got++;
+    if (next) {
+      await w.enter();
+      const to = HOPS[i + 1] as (typeof HOPS)[number];
+      const msg: JsMsg = m;
+      void bus.js
+        .publish(to.subject, next[k % next.length] as Uint8Array, { msgID: `${to.subject}-${k}` })
+        .then(() => msg.ack())
+        .finally(() => w.leave());
+    } else {
+      m.ack();
+    }
+    if (got >= n) break;
+  }
+  await w.drain();
+  await it.close();
+}
+
+/** Raw JetStream: `n` messages through the three hops; returns messages per second end to end. */
+async function rawRate(captured: Captured, n: number): Promise<number> {
+  const nats = await startNatsServer({ maxPayload: 8 * 1024 * 1024 });
+  const bus = await connectBus({ servers: nats.url, name: 'owrl-bench-bus-raw' });
+  try {
+    for (const [i, h] of HOPS.entries()) {
+      await bus.jsm.streams.add({ name: h.stream, subjects: [h.subject], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: 120e9 });
+      await bus.jsm.consumers.add(h.stream, { durable_name: `raw_${i}`, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_ack_pending: 20_000, ack_wait: 60e9 });
+    }
+    const t0 = performance.now();
+    const consumers = [hop(bus, 0, n, captured.trajectories), hop(bus, 1, n, captured.scored), hop(bus, 2, n, null)];
+    const w = new Window();
+    for (let k = 0; k < n; k++) {
+      await w.enter();
+      void bus.js.publish(HOPS[0].subject, captured.requests[k % captured.requests.length] as Uint8Array, { msgID: `req-${k}` }).finally(() => w.leave());
+    }
+    await w.drain();
+    await Promise.all(consumers);
+    return n / ((performance.now() - t0) / 1000);
+  } finally {
+    await bus.close();
+    await nats.dispose();
+  }
+}
+
+const mean = (xs: Uint8Array[]): number => (xs.length > 0 ? Math.round(xs.reduce((a, b) => a + b.length, 0) / xs.length) : 0);
+
+export async function busBench(args: string[]): Promise<Record<string, unknown>> {
+  const { values } = parseArgs({ args, options: { slots: { type: 'string', default: '256' }, window: { type: 'string', default: '30' }, messages: { type: 'string', default: '4000' }, root: { type: 'string' } } });
+  const slots = Number(values.slots);
+  const windowS = Number(values.window);
+  const messages = Number(values.messages);
+  if (!Number.isInteger(slots) || slots < 1) throw new Error(`--slots ${values.slots}: expected an integer >= 1`);
+  if (!(windowS > 0)) throw new Error(`--window ${values.window}: expected seconds > 0`);
+  if (!Number.isInteger(messages) || messages < 100) throw new Error(`--messages ${values.messages}: expected an integer >= 100`);
+  const captured: Captured = { requests: [], trajectories: [], scored: [] };
+  process.stderr.write(`bench bus: owrl path, ${slots} synthetic slots, episodes compressed to milliseconds\n`);
+  const owrl = await runFleet(
+    {
+      slots,
+      actors: 1,
+      speedup: 10_000,
+      windowS,
+      warmupS: 10,
+      // The trajectory bytes only: step screenshots go to their own store and are not in this comparison.
+      shotBytes: 0,
+      drainS: 90,
+      maxSteps: 15,
+      stepMedianS: 5,
+      // Few updates in the window: every update stops ingestion and makes each actor fetch and load
+      // the new policy before its next request, which is the learner's cost, not the bus's.
+      groupsPerRound: 64,
+      runId: 'bench-bus',
+      ...(values.root !== undefined ? { root: values.root } : {}),
+      capture: 500,
+    },
+    captured,
+  );
+  if (captured.requests.length === 0 || captured.trajectories.length === 0 || captured.scored.length === 0) throw new Error('no messages captured from the owrl run');
+  process.stderr.write(`bench bus: owrl ${owrl.traj_per_s} trajectories/s; raw JetStream, the same bytes through the same three hops\n`);
+  const raw = await rawRate(captured, messages);
+  const r2 = (x: number): number => Number(x.toFixed(2));
+  return {
+    bench: 'bus',
+    cpus: os.cpus().length,
+    slots,
+    request_bytes: mean(captured.requests),
+    trajectory_bytes: mean(captured.trajectories),
+    scored_bytes: mean(captured.scored),
+    owrl_traj_per_s: owrl.traj_per_s,
+    raw_traj_per_s: r2(raw),
+    owrl_learner_cpu_pct: owrl.learner_cpu_pct,
+    owrl_judge_cpu_pct: owrl.judge_cpu_pct,
+    owrl_nats_cpu_pct: owrl.nats_cpu_pct,
+    lost: owrl.lost,
+    dup: owrl.dup,
+    ratio: r2(owrl.traj_per_s / raw),
+  };
+}
