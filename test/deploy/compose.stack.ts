@@ -1,7 +1,9 @@
 // The docker compose stack on a real engine, driven through testcontainers: brought up from the
 // images deploy/build-images.sh built, a short training read over gRPC from the host, actors
 // scaled to 3 (three register), one actor `docker kill`ed mid-round, the NATS container
-// restarted mid-run, and the run finishing with every rollout accounted for.
+// restarted mid-run, and the run finishing with every rollout accounted for. NATS requires the
+// user and password of the compose file (a fresh password per run): the host connects with them,
+// a connection without them is refused, and no container logs the password.
 //
 // Not part of `npm test` (the file name does not end in .test.js): run by `npm run test:deploy`
 // (scripts/test-deploy.mjs), which prepares the engine and the images and sets the variables
@@ -9,6 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +44,7 @@ async function compose(project: string, env: Record<string, string>, ...args: st
   const { stdout } = await run(cmd, [...pre, '-f', path.join(DEPLOY, 'docker-compose.yml'), '-p', project, ...args], {
     env: { ...process.env, ...env },
     timeout: 300_000,
+    maxBuffer: 256 * 1024 * 1024,
   });
   return stdout;
 }
@@ -57,6 +61,9 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
   const t0 = Date.now();
   const project = `owrl-deploy-${process.pid}`;
   const grpcPort = await freePort();
+  const natsUser = 'owrl';
+  // Starts with a letter: nats-server reads it as a config value (deploy/nats/owrl-nats.conf).
+  const natsPassword = `owrl-${randomBytes(18).toString('hex')}`;
   const env: Record<string, string> = {
     OWRL_TAG: process.env.OWRL_TAG ?? 'local',
     OWRL_NATS_IMAGE: process.env.OWRL_NATS_IMAGE ?? 'nats:2.10-alpine',
@@ -74,6 +81,8 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     OWRL_SITES_PORT: String(await freePort()),
     OWRL_GRPC_PORT: String(grpcPort),
     OWRL_LEARNER_METRICS_PORT: String(await freePort()),
+    OWRL_NATS_USER: natsUser,
+    OWRL_NATS_PASSWORD: natsPassword,
   };
   let environment: StartedDockerComposeEnvironment | undefined;
   const probe = new LearnerProbe(`127.0.0.1:${grpcPort}`);
@@ -116,7 +125,13 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     figures.healthy_s = Math.round((Date.now() - t0) / 1000);
     log('stack up and healthy', { s: figures.healthy_s });
     // The broker from the host through its published port: consumer state and the final accounting.
-    nc = await connect({ servers: `127.0.0.1:${env.OWRL_NATS_PORT}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    const natsServer = `127.0.0.1:${env.OWRL_NATS_PORT}`;
+    // The server requires the credentials: none, or a wrong password, is refused.
+    for (const auth of [{}, { user: natsUser, pass: 'wrong-password' }]) {
+      await assert.rejects(connect({ servers: natsServer, reconnect: false, ...auth }), /authorization/i, `NATS refuses a client with ${JSON.stringify(Object.keys(auth))}`);
+    }
+    nc = await connect({ servers: natsServer, user: natsUser, pass: natsPassword, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    figures.nats_auth = 'user-password (unauthenticated and wrong-password clients refused)';
     const jsm = await jetstreamManager(nc);
 
     // The run, over gRPC from the host through the published port.
@@ -228,6 +243,10 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     assert.equal(excludedByCause, c.excluded, 'every exclusion has its cause');
     const terminations = Object.values(final.terminations).reduce((a, b) => a + b, 0n);
     assert.equal(terminations, c.scoredIngested, 'every ingested rollout has its termination class');
+    // The NATS password appears in no container's log (services log their settings with secrets redacted).
+    const allLogs = await compose(project, env, 'logs', '--no-color');
+    assert.ok(allLogs.length > 0, 'compose logs read');
+    assert.ok(!allLogs.includes(natsPassword), 'the NATS password is not logged');
     passed = true;
   } finally {
     process.stdout.write(`${JSON.stringify({ deploy_compose: figures })}\n`);

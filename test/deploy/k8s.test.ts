@@ -28,7 +28,7 @@ function kustomizeCommand(): string[] | null {
 const KUSTOMIZE = kustomizeCommand();
 const skip = KUSTOMIZE === null ? 'neither kubectl nor kustomize is on PATH (needed to render deploy/k8s)' : false;
 
-/** Renders deploy/k8s (copied, with the git-ignored control-token.env filled in) with components. */
+/** Renders deploy/k8s (copied, with the git-ignored control-token.env and nats-auth.env filled in) with components. */
 const rendered = new Map<string, Obj[]>();
 function render(components: string[] = []): Obj[] {
   const key = components.join(',');
@@ -40,6 +40,7 @@ function renderNow(components: string[]): Obj[] {
   try {
     fs.cpSync(K8S, dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'control-token.env'), 'OWRL_CONTROL_TOKEN=test-token\n');
+    fs.writeFileSync(path.join(dir, 'nats-auth.env'), 'NATS_USER=owrl\nNATS_PASSWORD=owrl-test-password\n');
     if (components.length > 0) {
       const k = path.join(dir, 'kustomization.yaml');
       fs.appendFileSync(k, `components:\n${components.map((c) => `  - components/${c}\n`).join('')}`);
@@ -220,4 +221,73 @@ void test('NATS Helm values: JetStream on a volume, 3 replicas, fsync always', (
   assert.equal(v.config.jetstream.merge.sync_interval, 'always');
   assert.equal(v.config.monitor.enabled, true);
   assert.equal(v.service.ports.monitor.enabled, true, 'KEDA reads the monitoring port through the Service');
+});
+
+/** Whether the service a container runs uses NATS: its main does not say `bus: false`. */
+function usesBus(c: any): boolean {
+  const main = (c.args ?? []).find((a: string) => /^services\/[^/]+\/dist\/src\/main\.js$/.test(a));
+  assert.ok(main, `container ${c.name} runs a service main (args ${JSON.stringify(c.args)})`);
+  const src = path.join(ROOT, main.replace('/dist/src/main.js', '/src/main.ts'));
+  return !/\bbus:\s*false\b/.test(fs.readFileSync(src, 'utf8'));
+}
+
+/**
+ * Problems with the NATS login of the workloads in `objs`: every container of a service that uses
+ * the bus must get NATS_USER and NATS_PASSWORD from a key of a rendered Secret that holds it.
+ */
+function natsAuthProblems(objs: Obj[]): string[] {
+  const problems: string[] = [];
+  const secrets = new Map(objs.filter((o) => o.kind === 'Secret').map((o) => [o.metadata!.name!, (o as any).data ?? {}]));
+  for (const o of objs.filter((x) => ['Deployment', 'ScaledJob', 'StatefulSet', 'Job'].includes(x.kind ?? ''))) {
+    for (const c of podSpec(o).containers) {
+      if (!usesBus(c)) continue;
+      for (const name of ['NATS_USER', 'NATS_PASSWORD']) {
+        const ref = (c.env ?? []).find((e: any) => e.name === name)?.valueFrom?.secretKeyRef;
+        const where = `${o.kind}/${o.metadata?.name} container ${c.name}: ${name}`;
+        if (!ref) problems.push(`${where} is not set from a Secret (secretKeyRef)`);
+        else if (!secrets.has(ref.name)) problems.push(`${where} refers to Secret ${ref.name}, which is not rendered`);
+        else if (!(ref.key in secrets.get(ref.name))) problems.push(`${where} refers to key ${ref.key}, missing in Secret ${ref.name}`);
+      }
+    }
+  }
+  return problems;
+}
+
+void test('NATS login: every service that uses NATS gets NATS_USER/NATS_PASSWORD from the Secret the NATS values read', { skip }, () => {
+  const values = parse(fs.readFileSync(path.join(K8S, 'nats-values.yaml'), 'utf8')) as any;
+  const serverEnv = values.container.env;
+  const users = values.config.merge.authorization.users;
+  assert.equal(users.length, 1);
+  // The server's user and password are the variables its container gets from the same Secret keys.
+  const serverRef = (v: string): any => serverEnv[/^<< \$(\w+) >>$/.exec(v)?.[1] ?? '']?.valueFrom?.secretKeyRef;
+  assert.deepEqual(serverRef(users[0].user), { name: 'owrl-nats', key: 'NATS_USER' }, `server user ${users[0].user}`);
+  assert.deepEqual(serverRef(users[0].password), { name: 'owrl-nats', key: 'NATS_PASSWORD' }, `server password ${users[0].password}`);
+  const clients: string[] = [];
+  for (const comps of [[], ['judge-gpu'], ['rollout-isolation'], ['judge-gpu', 'rollout-isolation']]) {
+    const objs = render(comps);
+    assert.deepEqual(natsAuthProblems(objs), [], `variant [${comps.join(', ')}]`);
+    const secret = find(objs, 'Secret', 'owrl-nats') as any;
+    assert.deepEqual(Object.keys(secret.data).sort(), ['NATS_PASSWORD', 'NATS_USER']);
+    for (const o of objs.filter((x) => ['Deployment', 'ScaledJob'].includes(x.kind ?? ''))) {
+      for (const c of podSpec(o).containers) {
+        if (!usesBus(c)) continue;
+        clients.push(`${o.kind}/${o.metadata?.name}`);
+        for (const e of c.env.filter((x: any) => x.name.startsWith('NATS_'))) assert.equal(e.value, undefined, `${e.name} has no literal value`);
+      }
+    }
+  }
+  for (const w of ['Deployment/learner', 'Deployment/judge', 'Deployment/actor', 'Deployment/console', 'ScaledJob/actor-rollout']) assert.ok(clients.includes(w), `${w} is checked`);
+  assert.ok(!clients.includes('Deployment/sites'), 'the sites do not use NATS');
+
+  // A service without the credentials, or with a key the Secret lacks, fails the check.
+  const objs = render(['rollout-isolation']);
+  const learner = find(objs, 'Deployment', 'learner');
+  const lc = podSpec(learner).containers[0];
+  lc.env = lc.env.filter((e: any) => e.name !== 'NATS_PASSWORD');
+  const job = find(objs, 'ScaledJob', 'actor-rollout');
+  podSpec(job).containers[0].env.find((e: any) => e.name === 'NATS_USER').valueFrom.secretKeyRef.key = 'USER';
+  const problems = natsAuthProblems(objs);
+  assert.ok(problems.some((p) => p.startsWith('Deployment/learner container learner: NATS_PASSWORD is not set')), problems.join('\n'));
+  assert.ok(problems.some((p) => p.startsWith('ScaledJob/actor-rollout container actor: NATS_USER refers to key USER')), problems.join('\n'));
+  assert.equal(problems.length, 2, problems.join('\n'));
 });
