@@ -70,7 +70,9 @@ function runsAlone(file) {
 
 const alone = files.filter(runsAlone);
 const shared = files.filter((f) => !alone.includes(f));
-const timesFile = path.join(fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'owrl-test-times-')), 'times.jsonl');
+// One times file per batch: a reporter destination is truncated when the next run opens it.
+const timesDir = fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'owrl-test-times-'));
+const timesFiles = [];
 const reporter = path.join(root, 'scripts', 'test-file-times.mjs');
 const t0 = Date.now();
 let status = 0;
@@ -79,6 +81,8 @@ for (const [batch, n] of [
   [alone, 1],
 ]) {
   if (batch.length === 0) continue;
+  const timesFile = path.join(timesDir, `times-${timesFiles.length}.jsonl`);
+  timesFiles.push(timesFile);
   const r = spawnSync(
     process.execPath,
     ['--test', `--test-concurrency=${n}`, '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${timesFile}`, ...batch],
@@ -89,14 +93,14 @@ for (const [batch, n] of [
 
 // The slowest files (wall time of each file's process) and the wall time of the run.
 const perFile = new Map();
-if (fs.existsSync(timesFile)) {
+for (const timesFile of timesFiles.filter((f) => fs.existsSync(f))) {
   for (const line of fs.readFileSync(timesFile, 'utf8').split('\n')) {
     if (!line) continue;
     const { file, ms } = JSON.parse(line);
     perFile.set(file, (perFile.get(file) ?? 0) + ms);
   }
-  fs.rmSync(path.dirname(timesFile), { recursive: true, force: true });
 }
+fs.rmSync(timesDir, { recursive: true, force: true });
 const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 15);
 console.log(`\ntest files: ${files.length} (${shared.length} run ${concurrency} at a time, then ${alone.length} alone); wall ${((Date.now() - t0) / 1000).toFixed(0)} s; slowest:`);
 for (const [f, ms] of slowest) console.log(`  ${(ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(root, f)}${alone.includes(f) ? '  (alone)' : ''}`);
