@@ -4,11 +4,22 @@
 // swap keep the policy they started with, and an old policy is released once its last episode
 // ends. A newer version of a kind the backend cannot run is refused: it is logged, and episodes
 // fail as infrastructure outcomes until a runnable version arrives, never silently running the
-// older policy.
+// older policy. A load that fails (the learner's artifact server down while it restarts, a
+// network error, a bad artifact) is retried with backoff until it loads or a newer version is
+// offered: the pointer may not move again for a long time (a restarted learner does not re-publish
+// a version the pointer already names).
 import type { PolicyArtifact } from '@owrl/proto';
 import type { Policy } from '@owrl/policy';
 import type { Logger } from '@owrl/telemetry';
 import { pointerBackend, type PolicyBackend } from './policy-backends.js';
+
+/** Backoff of a failed load's retries: doubling from the first, capped. */
+export interface LoadRetry {
+  firstMs: number;
+  maxMs: number;
+}
+
+const DEFAULT_LOAD_RETRY: LoadRetry = { firstMs: 1000, maxMs: 30_000 };
 
 interface Entry {
   version: number;
@@ -22,11 +33,16 @@ export class PolicyHolder {
   private refused: { version: number; reason: string } | null = null;
   private loading: Promise<void> = Promise.resolve();
   private readonly waiters = new Set<() => void>();
+  /** The newest version offered so far (a failed load's retry stops once a newer one came). */
+  private newestOffered = -1;
+  private readonly retries = new Set<NodeJS.Timeout>();
+  private closed = false;
   swaps = 0;
 
   constructor(
     private readonly logger: Logger,
     readonly backend: PolicyBackend = pointerBackend(),
+    private readonly loadRetry: LoadRetry = DEFAULT_LOAD_RETRY,
   ) {}
 
   get version(): number {
@@ -43,10 +59,13 @@ export class PolicyHolder {
   }
 
   /** Called for each pointer value; loads are serialised and never go backwards. */
-  offer(a: PolicyArtifact): void {
+  offer(a: PolicyArtifact, attempt = 0): void {
+    const version = Number(a.version);
+    if (attempt === 0) this.newestOffered = Math.max(this.newestOffered, version);
     this.loading = this.loading.then(async () => {
-      const version = Number(a.version);
+      if (this.closed) return;
       if (this.current && version <= this.current.version) return;
+      if (attempt > 0 && version < this.newestOffered) return; // a newer version was offered meanwhile
       if (!this.backend.kinds.includes(a.kind)) {
         const reason = `policy version ${version} is of kind ${JSON.stringify(a.kind)}, which this actor's backend (OWRL_POLICY=${this.backend.name}) cannot run; it runs ${this.backend.kinds.join(', ')}`;
         this.refused = { version, reason };
@@ -64,7 +83,14 @@ export class PolicyHolder {
         this.logger.info({ policyVersion: version, kind: a.kind, bytes: Number(a.bytes), ...(a.serveName ? { serveName: a.serveName } : {}) }, 'policy swapped');
         for (const w of this.waiters) w();
       } catch (e) {
-        this.logger.error({ err: e, policyVersion: version, uri: a.uri }, 'policy artifact rejected');
+        const retryInMs = Math.min(this.loadRetry.maxMs, this.loadRetry.firstMs * 2 ** attempt);
+        this.logger.error({ err: e, policyVersion: version, uri: a.uri, attempt: attempt + 1, retryInMs }, 'policy artifact rejected');
+        const t = setTimeout(() => {
+          this.retries.delete(t);
+          this.offer(a, attempt + 1);
+        }, retryInMs);
+        t.unref();
+        this.retries.add(t);
       }
     });
   }
@@ -112,6 +138,9 @@ export class PolicyHolder {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.retries) clearTimeout(t);
+    this.retries.clear();
     await this.loading;
     if (this.current) this.retire(this.current);
     this.current = null;
