@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { rssBytes } from '@owrl/browser-env/testing';
 import { connectBus } from '@owrl/bus';
 import { decode, ScoredTrajectorySchema, type RunState } from '@owrl/proto';
 import { startSystem, waitUntil, type OwrlSystem } from '@owrl/testkit';
@@ -130,8 +131,7 @@ export function metricSum(text: string, name: string): number {
 function procStat(pid: number | undefined): { rssMib: number; cpuTicks: number } {
   if (!pid) return { rssMib: 0, cpuTicks: 0 };
   try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    const rss = rssBytes(pid) / 2 ** 20;
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return { rssMib: rss, cpuTicks: Number(f[11]) + Number(f[12]) };
