@@ -166,6 +166,22 @@ async function metrics(sys: OwrlSystem, name: string): Promise<string> {
 
 const counters = (s: RunState): Record<string, number> => Object.fromEntries(Object.entries(s.counters ?? {}).filter(([, v]) => typeof v === 'bigint').map(([k, v]) => [k, Number(v)]));
 
+/**
+ * Opt-in CPU profile of the learner over the measuring window: OWRL_BENCH_LEARNER_PROFILE=<dir>
+ * preloads cpu-profile-preload.js into it, which writes <dir>/<pid>.cpuprofile.
+ */
+function learnerProfileEnv(warmupS: number, windowS: number): Record<string, string> {
+  const dir = process.env['OWRL_BENCH_LEARNER_PROFILE'];
+  if (!dir) return {};
+  return {
+    NODE_OPTIONS: `--import=${new URL('./cpu-profile-preload.js', import.meta.url).href}`,
+    OWRL_PROFILE_DIR: path.resolve(dir),
+    // The learner is up some seconds before the warm-up begins; the profile covers the window.
+    OWRL_PROFILE_START_S: String(warmupS + 10),
+    OWRL_PROFILE_DURATION_S: String(windowS),
+  };
+}
+
 /** Runs one fleet; see the module comment. */
 export async function runFleet(o: FleetRunOptions, captured: Captured = { requests: [], trajectories: [], scored: [] }): Promise<FleetFigures> {
   const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
@@ -198,6 +214,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
         // Synthetic site failures land on 50 made-up hosts; blacklisting them would only shrink the pool.
         OWRL_BLACKLIST_FAILURES: '0',
         OWRL_LR: '0.01',
+        ...learnerProfileEnv(o.warmupS, o.windowS),
       },
       // The actors log one line per episode (its trajectory id): what they published.
       actorEnv: {

@@ -7,8 +7,13 @@
 //   to rounds.jsonl (rounds-log.ts), appended before checkpoint.json is replaced and read back
 //   whole only at a resume;
 // - round.json while a round runs: the round ledger (groups, tasks, dispatched ids, what came
-//   back) and the round's counters, rewritten on every change. It belongs to checkpoint.json's
-//   next round; one of another round is stale and ignored.
+//   back) and the round's counters. It belongs to checkpoint.json's next round; one of another
+//   round is stale and ignored. Every change after a full save is appended to the journal that
+//   round.json names (round-<n>.journal, one JSON delta per line: the groups touched, the ids
+//   consumed, the counters), so a save costs the size of the change, not of every group in
+//   flight; a full save (a new round, or the journal grown past twice the full file) starts a
+//   new journal. A torn last line (a crash mid-append) is ignored: what it held was not yet acted
+//   on (its results unacked, its requests unpublished).
 // - incarnation: the learner's start count, bumped at each start.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +22,7 @@ import type { PointerModel } from '@owrl/policy';
 import { Adam } from '@owrl/rl';
 import { writeAtomic } from './atomic-file.js';
 import { RoundsLog } from './rounds-log.js';
-import type { RoundLedgerJson } from './round-ledger.js';
+import { applyLedgerDelta, type RoundLedgerDelta, type RoundLedgerJson } from './round-ledger.js';
 import type { SchedulerState } from './scheduler.js';
 
 /** State of the loop that is not weights or optimizer. */
@@ -72,7 +77,24 @@ export interface RoundFile {
   excluded: Record<string, string>;
   /** The round's own breakdowns (RoundStats). */
   round?: { terminations?: Record<string, number>; excluded?: Record<string, number>; decided?: string[] };
+  /** The journal of changes since this full save (a file beside round.json); absent: none. */
+  journal?: string;
 }
+
+/** One line of the round journal: what changed since the line before (or the full save). */
+export interface RoundFileDelta {
+  ledger: RoundLedgerDelta;
+  counters: unknown;
+  terminations: Record<string, string>;
+  excluded: Record<string, string>;
+  /** The round's breakdowns (whole) and the groups decided since the line before. */
+  round: { terminations: Record<string, number>; excluded: Record<string, number>; decided: string[] };
+}
+
+/** A full save is due once the journal has grown past this many times the full file (and ROUND_JOURNAL_MIN_BYTES). */
+const ROUND_JOURNAL_FACTOR = 2;
+const ROUND_JOURNAL_MIN_BYTES = 1 << 20;
+const JOURNAL_NAME = /^round-\d+\.journal$/;
 
 interface Manifest {
   format: 1;
@@ -95,6 +117,9 @@ export const ROUNDS_LOG = 'rounds.jsonl';
 
 export class CheckpointStore {
   private readonly roundsLog: RoundsLog;
+  /** The journal the last full round save named (null: none written by this process yet), and sizes. */
+  private journal: { file: string; fd: number; bytes: number; fullBytes: number } | null = null;
+  private journalSeq = 0;
 
   constructor(private readonly dir: string) {
     fs.mkdirSync(dir, { recursive: true });
@@ -173,22 +198,104 @@ export class CheckpointStore {
     return this.roundsLog.read(m.nextRound);
   }
 
-  /** Saves the round in progress (called on every change of its ledger). */
+  /**
+   * Saves the whole round in progress and starts a new, empty journal for its changes
+   * (appendRound); earlier journals are removed once round.json no longer names them.
+   */
   saveRound(r: RoundFile): void {
-    writeAtomic(path.join(this.dir, 'round.json'), JSON.stringify(r));
+    this.closeJournal();
+    // Unique within the folder across restarts: the time, then a counter.
+    this.journalSeq = Math.max(this.journalSeq + 1, Date.now());
+    const journal = `round-${this.journalSeq}.journal`;
+    const data = JSON.stringify({ ...r, journal });
+    const file = path.join(this.dir, journal);
+    const fd = fs.openSync(file, 'w');
+    writeAtomic(path.join(this.dir, 'round.json'), data);
+    this.journal = { file, fd, bytes: 0, fullBytes: data.length };
+    for (const f of fs.readdirSync(this.dir)) if (JOURNAL_NAME.test(f) && f !== journal) fs.rmSync(path.join(this.dir, f), { force: true });
   }
 
-  /** The saved round in progress when it is round `round`, else null (a stale file is removed). */
+  /**
+   * Appends the round's changes since the last save to the journal of the last saveRound.
+   * @throws Error when no round was saved whole by this store yet.
+   */
+  appendRound(d: RoundFileDelta): void {
+    const j = this.journal;
+    if (!j) throw new Error('appendRound before saveRound: the round journal belongs to a full round save');
+    const line = `${JSON.stringify(d)}\n`;
+    fs.writeSync(j.fd, line);
+    j.bytes += line.length;
+  }
+
+  /** Whether the journal has grown enough that the next save should be whole (or none was). */
+  roundSaveDue(): boolean {
+    const j = this.journal;
+    return !j || j.bytes > Math.max(ROUND_JOURNAL_MIN_BYTES, ROUND_JOURNAL_FACTOR * j.fullBytes);
+  }
+
+  private closeJournal(): void {
+    if (this.journal) fs.closeSync(this.journal.fd);
+    this.journal = null;
+  }
+
+  /**
+   * The saved round in progress (round.json with its journal applied) when it is round `round`,
+   * else null (a stale file is removed).
+   */
   loadRound(round: number): RoundFile | null {
     const file = path.join(this.dir, 'round.json');
     if (!fs.existsSync(file)) return null;
     const r = readRoundFile(file);
     if (r.ledger.round !== round) {
       fs.rmSync(file, { force: true });
+      if (r.journal !== undefined) fs.rmSync(path.join(this.dir, r.journal), { force: true });
       return null;
     }
-    return r;
+    if (r.journal === undefined) return r;
+    const journal = path.join(this.dir, r.journal);
+    if (!fs.existsSync(journal)) return r;
+    return readJournal(journal, r);
   }
+}
+
+/** `base` with every line of the journal `file` applied; a torn last line is ignored. */
+function readJournal(file: string, base: RoundFile): RoundFile {
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  let r = base;
+  for (const [i, line] of lines.entries()) {
+    if (line === '') continue;
+    let d: RoundFileDelta;
+    try {
+      d = JSON.parse(line) as RoundFileDelta;
+    } catch (e) {
+      // Only the last line (no newline after it) can be cut short by a crash mid-append; anything before it is damage.
+      if (i === lines.length - 1) break;
+      throw new Error(`round journal ${file}: line ${i + 1} is not valid JSON (${(e as Error).message})`, { cause: e });
+    }
+    const where = `round journal ${file}: line ${i + 1}`;
+    if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new Error(`${where}: expected a JSON object`);
+    field(d as unknown as Record<string, unknown>, 'ledger', 'object', where);
+    for (const k of ['counters', 'terminations', 'excluded', 'round']) field(d as unknown as Record<string, unknown>, k, 'object', where);
+    const l = d.ledger as unknown as Record<string, unknown>;
+    field(l, 'nextGroup', 'integer', `${where}: ledger`);
+    for (const k of ['consumed', 'groups']) field(l, k, 'array', `${where}: ledger`);
+    field(d.round as unknown as Record<string, unknown>, 'decided', 'array', `${where}: round`);
+    let ledger;
+    try {
+      ledger = applyLedgerDelta(r.ledger, d.ledger);
+    } catch (e) {
+      throw new Error(`${where}: ${(e as Error).message}`, { cause: e });
+    }
+    r = {
+      ...r,
+      ledger,
+      counters: d.counters,
+      terminations: d.terminations,
+      excluded: d.excluded,
+      round: { terminations: d.round.terminations, excluded: d.round.excluded, decided: [...(r.round?.decided ?? []), ...d.round.decided] },
+    };
+  }
+  return r;
 }
 
 /** A JSON file's top-level object, or an error naming the file. */
@@ -250,6 +357,8 @@ function readRoundFile(file: string): RoundFile {
   field(r, 'counters', 'object', where);
   for (const k of ['terminations', 'excluded']) field(r, k, 'object', where);
   field(r, 'round', 'object', where, true);
+  field(r, 'journal', 'string', where, true);
+  if (typeof r['journal'] === 'string' && !JOURNAL_NAME.test(r['journal'])) throw new Error(`${where}: journal must name a round-<n>.journal file beside round.json, got ${JSON.stringify(r['journal'])}`);
   return r as unknown as RoundFile;
 }
 

@@ -5,7 +5,10 @@
 //
 // The ledger survives a learner crash: toJSON() holds everything but the scored payloads (those
 // stay unacked on the bus until the round's update is checkpointed and come back after a
-// restart), and RoundLedger.restore() rebuilds it under the new incarnation. A result is
+// restart), and RoundLedger.restore() rebuilds it under the new incarnation. Between two full
+// saves, takeDelta() gives only what changed (the groups touched, the ids newly consumed), so
+// saving after each result costs the size of a group, not of the whole fleet's ledger
+// (applyLedgerDelta() folds a delta into the saved JSON). A result is
 // accepted only for a group of this run and round whose task it was produced for (matched by
 // task, not only by id), only once per slot, and never twice (see `consumed`).
 //
@@ -76,6 +79,24 @@ interface SlotJson {
   excludedReasons: string[];
 }
 
+export interface GroupJson {
+  group: number;
+  /** The round the group was dispatched in (absent: the ledger's round). */
+  round?: number;
+  /** Absent in a delta for a group whose task an earlier save holds. */
+  task?: unknown;
+  fate: GroupFate;
+  samples: SlotJson[];
+}
+
+/** What changed in a ledger since its last save (takeDelta): groups replace the saved ones by number. */
+export interface RoundLedgerDelta {
+  nextGroup: number;
+  /** Ids consumed since the last save. */
+  consumed: string[];
+  groups: GroupJson[];
+}
+
 export interface RoundLedgerJson {
   format: 1;
   runId: string;
@@ -87,7 +108,27 @@ export interface RoundLedgerJson {
   /** Number the next new group gets (absent in ledgers written before async mode: groups.length). */
   nextGroup?: number;
   /** `round`: the round the group was dispatched in (absent: the ledger's round). */
-  groups: Array<{ group: number; round?: number; task: unknown; fate: GroupFate; samples: SlotJson[] }>;
+  groups: GroupJson[];
+}
+
+/**
+ * `base` with `delta` applied (a new object; `base` is not changed): groups replaced by number (a
+ * new group brings its task), consumed ids added, nextGroup raised.
+ * @throws RangeError when the delta names a group that neither holds nor brings a task.
+ */
+export function applyLedgerDelta(base: RoundLedgerJson, delta: RoundLedgerDelta): RoundLedgerJson {
+  const groups = new Map(base.groups.map((g) => [g.group, g]));
+  for (const g of delta.groups) {
+    const task = g.task ?? groups.get(g.group)?.task;
+    if (task === undefined) throw new RangeError(`round ledger delta: group ${g.group} is new but carries no task`);
+    groups.set(g.group, { ...g, task });
+  }
+  return {
+    ...base,
+    consumed: [...base.consumed, ...delta.consumed],
+    nextGroup: Math.max(base.nextGroup ?? 0, delta.nextGroup),
+    groups: [...groups.values()].sort((a, b) => a.group - b.group),
+  };
 }
 
 export class RoundLedger {
@@ -97,6 +138,10 @@ export class RoundLedger {
   private readonly consumed = new Set<string>();
   /** Number the next new group gets (unique along a chain of carried-over ledgers). */
   nextGroup = 0;
+  /** Since the last save (takeDelta/markSaved): groups changed, groups added, ids consumed. */
+  private readonly dirty = new Set<number>();
+  private readonly added = new Set<number>();
+  private consumedSinceSave: string[] = [];
 
   constructor(
     readonly runId: string,
@@ -115,6 +160,8 @@ export class RoundLedger {
       samples.push({ sample: s, attempt: 0, trajectoryId: id, outstanding: [id], status: 'in_flight', excludedReasons: [] });
     }
     this.groups.set(group, { round: this.round, group, task, samples, fate: 'pending', rewards: [], advantages: [] });
+    this.dirty.add(group);
+    this.added.add(group);
     return samples.map((s) => s.trajectoryId);
   }
 
@@ -147,6 +194,7 @@ export class RoundLedger {
     // A result from before a crash whose dispatch the ledger never recorded is taken only when it
     // was produced for this group's task; any result naming another task is refused.
     if ((taskId !== undefined && taskId !== g.task.id) || (!known && taskId === undefined)) return { kind: 'late', cause: 'task_mismatch' };
+    this.dirty.add(g.group);
     if (slot.status === 'done' && slot.acceptedId === id && slot.scored === undefined) {
       this.seen.add(id);
       slot.scored = st;
@@ -166,7 +214,7 @@ export class RoundLedger {
       slot.scored = st;
       return { kind: 'trainable', group: g, completed: this.settle(g) };
     }
-    this.consumed.add(id);
+    this.consume(id);
     const reason = stale ? REASON_STALE : st.excludedReason || 'excluded';
     slot.excludedReasons.push(reason);
     if (slot.outstanding.length > 0) return { kind: 'excluded', group: g, reason, completed: false };
@@ -194,6 +242,7 @@ export class RoundLedger {
     }
     slot.status = 'abandoned';
     slot.outstanding = [];
+    this.dirty.add(g.group);
     return this.settle(g);
   }
 
@@ -211,6 +260,7 @@ export class RoundLedger {
         if (s.outstanding.includes(id)) continue;
         s.trajectoryId = id;
         s.outstanding.push(id);
+        this.dirty.add(g.group);
         out.push({ group: g, sample: s.sample, attempt: s.attempt, trajectoryId: id });
       }
     }
@@ -225,6 +275,7 @@ export class RoundLedger {
         if (s.status === 'in_flight') {
           s.status = 'abandoned';
           n++;
+          this.dirty.add(g.group);
         }
       }
       this.settle(g);
@@ -272,7 +323,8 @@ export class RoundLedger {
         if (s.status !== 'done' || !s.scored || !s.acceptedId) continue;
         if (Number(s.scored.trajectory?.policyVersion ?? 0n) >= minVersion) continue;
         expired.push(s.acceptedId);
-        this.consumed.add(s.acceptedId);
+        this.consume(s.acceptedId);
+        this.dirty.add(g.group);
         s.excludedReasons.push(REASON_STALE);
         s.attempt += 1;
         s.status = 'in_flight';
@@ -284,6 +336,30 @@ export class RoundLedger {
       }
     }
     return { redispatch, expired };
+  }
+
+  private consume(id: string): void {
+    this.consumed.add(id);
+    this.consumedSinceSave.push(id);
+  }
+
+  /** What changed since the last takeDelta() or markSaved() (see applyLedgerDelta); starts the next delta. */
+  takeDelta(): RoundLedgerDelta {
+    const groups: GroupJson[] = [];
+    for (const n of this.dirty) {
+      const g = this.groups.get(n);
+      if (g) groups.push(groupToJson(g, this.added.has(n)));
+    }
+    const delta = { nextGroup: this.nextGroup, consumed: this.consumedSinceSave, groups };
+    this.markSaved();
+    return delta;
+  }
+
+  /** The whole ledger was saved (toJSON): the next delta starts from here. */
+  markSaved(): void {
+    this.dirty.clear();
+    this.added.clear();
+    this.consumedSinceSave = [];
   }
 
   /** Groups still waiting for results. */
@@ -364,21 +440,7 @@ export class RoundLedger {
       maxAttempts: this.maxAttempts,
       consumed: [...this.consumed],
       nextGroup: this.nextGroup,
-      groups: [...this.groups.values()].map((g) => ({
-        group: g.group,
-        round: g.round,
-        task: toJson(TaskSchema, g.task),
-        fate: g.fate === 'abandoned' ? 'abandoned' : 'pending',
-        samples: g.samples.map((s) => ({
-          sample: s.sample,
-          attempt: s.attempt,
-          trajectoryId: s.trajectoryId,
-          outstanding: [...s.outstanding],
-          status: s.status,
-          ...(s.acceptedId ? { acceptedId: s.acceptedId } : {}),
-          excludedReasons: [...s.excludedReasons],
-        })),
-      })),
+      groups: [...this.groups.values()].map((g) => groupToJson(g, true)),
     };
   }
 
@@ -393,6 +455,7 @@ export class RoundLedger {
     for (const c of j.consumed) l.consumed.add(c);
     l.nextGroup = j.nextGroup ?? 0;
     for (const g of j.groups) {
+      if (g.task === undefined) throw new RangeError(`round ledger: group ${g.group} has no task`);
       const task = fromJson(TaskSchema, g.task as never);
       l.nextGroup = Math.max(l.nextGroup, g.group + 1);
       l.groups.set(g.group, {
@@ -415,4 +478,23 @@ export class RoundLedger {
     }
     return l;
   }
+}
+
+/** A group as saved (fates other than abandoned are decided again when the payloads come back). */
+function groupToJson(g: GroupState, withTask: boolean): GroupJson {
+  return {
+    group: g.group,
+    round: g.round,
+    ...(withTask ? { task: toJson(TaskSchema, g.task) } : {}),
+    fate: g.fate === 'abandoned' ? 'abandoned' : 'pending',
+    samples: g.samples.map((s) => ({
+      sample: s.sample,
+      attempt: s.attempt,
+      trajectoryId: s.trajectoryId,
+      outstanding: [...s.outstanding],
+      status: s.status,
+      ...(s.acceptedId ? { acceptedId: s.acceptedId } : {}),
+      excludedReasons: [...s.excludedReasons],
+    })),
+  };
 }

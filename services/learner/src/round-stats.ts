@@ -16,6 +16,8 @@ export class RoundStats {
   readonly excluded: Record<string, number> = {};
   /** Groups whose fate was counted (`round/group`): a group decided again after a restart is counted once. */
   private readonly decided = new Set<string>();
+  /** Keys added to `decided` since the last save (takeDelta/markSaved). */
+  private decidedSinceSave: string[] = [];
 
   constructor(
     private readonly store: RunStateStore,
@@ -95,6 +97,7 @@ export class RoundStats {
     const key = `${g.round}/${g.group}`;
     if (this.decided.has(key)) return;
     this.decided.add(key);
+    this.decidedSinceSave.push(key);
     const c = this.c;
     if (g.fate === 'kept') c.groupsKept += 1n;
     else if (g.fate === 'dropped_all_zero') c.groupsDroppedAllZero += 1n;
@@ -105,6 +108,18 @@ export class RoundStats {
 
   toJSON(): { terminations: Record<string, number>; excluded: Record<string, number>; decided: string[] } {
     return { terminations: { ...this.terminations }, excluded: { ...this.excluded }, decided: [...this.decided] };
+  }
+
+  /** The round file's delta: the breakdowns (small) and the groups decided since the last save. */
+  takeDelta(): { terminations: Record<string, number>; excluded: Record<string, number>; decided: string[] } {
+    const d = { terminations: { ...this.terminations }, excluded: { ...this.excluded }, decided: this.decidedSinceSave };
+    this.decidedSinceSave = [];
+    return d;
+  }
+
+  /** The whole record was saved (toJSON): the next delta starts from here. */
+  markSaved(): void {
+    this.decidedSinceSave = [];
   }
 
   restore(j: { terminations?: Record<string, number>; excluded?: Record<string, number>; decided?: string[] }): void {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { BusError, BusErrorCode } from '@owrl/bus';
 import { silentLogger } from '@owrl/core';
 import { initialModel } from '@owrl/policy';
-import { make, RunCountersSchema, TaskSchema } from '@owrl/proto';
+import { make, RunCountersSchema, ScoredTrajectorySchema, TaskSchema } from '@owrl/proto';
 import { Adam } from '@owrl/rl';
 import { CheckpointStore } from '../src/checkpoint.js';
 import { CrashPoints, parseCrashAt } from '../src/crash-point.js';
@@ -166,4 +166,45 @@ void test('crash points kill at the named point and count, and bad values are na
   assert.equal(killed, 0);
   c.hit('publishing');
   assert.equal(killed, 1);
+});
+
+void test('round file: a whole save, then a journal of deltas; the load applies them, ignores a torn last line and names a damaged one', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-ckpt-journal-'));
+  try {
+    const store = new CheckpointStore(dir);
+    const ledger = new RoundLedger('r', 4, 3, 2);
+    ledger.addGroup(0, tasks[0]!, 2);
+    assert.equal(store.roundSaveDue(), true, 'nothing saved whole yet');
+    assert.throws(() => store.appendRound({ ledger: ledger.takeDelta(), counters: {}, terminations: {}, excluded: {}, round: { terminations: {}, excluded: {}, decided: [] } }), /appendRound before saveRound/);
+    ledger.markSaved();
+    store.saveRound({ ledger: ledger.toJSON(), counters: { dispatched: '2' }, terminations: {}, excluded: {}, round: { decided: ['4/9'] } });
+    assert.equal(store.roundSaveDue(), false);
+    const ids = ledger.addGroup(1, tasks[1]!, 2);
+    const delta = (dispatched: string, decided: string[]) => ({ ledger: ledger.takeDelta(), counters: { dispatched }, terminations: { completed: '1' }, excluded: {}, round: { terminations: { completed: 1 }, excluded: {}, decided } });
+    store.appendRound(delta('4', []));
+    ledger.ingest(make(ScoredTrajectorySchema, { trajectoryId: ids[0]!, trainable: false, excludedReason: 'dns' }));
+    store.appendRound(delta('5', ['4/1']));
+    const back = store.loadRound(4);
+    assert.ok(back);
+    assert.deepEqual(back.ledger, JSON.parse(JSON.stringify(ledger.toJSON())), 'the journal adds up to the ledger');
+    assert.deepEqual(back.counters, { dispatched: '5' }, 'the last line has the counters');
+    assert.deepEqual(back.round?.decided, ['4/9', '4/1']);
+    assert.equal(RoundLedger.restore(back.ledger, 3).groups.get(1)?.samples[0]?.attempt, 1);
+
+    // A crash mid-append leaves a torn last line: ignored (what it held was not acted on yet).
+    const journal = path.join(dir, back.journal!);
+    fs.appendFileSync(journal, '{"ledger":{"nextGroup":');
+    assert.deepEqual(store.loadRound(4)?.counters, { dispatched: '5' });
+    fs.appendFileSync(journal, '\n{}\n');
+    assert.throws(() => store.loadRound(4), /round journal .*: line 3 is not valid JSON/);
+
+    // A new whole save starts a new journal and removes the old one.
+    store.saveRound({ ledger: ledger.toJSON(), counters: {}, terminations: {}, excluded: {} });
+    assert.equal(fs.existsSync(journal), false);
+    assert.equal(fs.readdirSync(dir).filter((f) => f.endsWith('.journal')).length, 1);
+    assert.equal(store.loadRound(5), null, 'a round file of another round is stale');
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('round')), [], 'removed with its journal');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

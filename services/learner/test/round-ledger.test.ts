@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { make, RolloutRequestSchema, ScoredTrajectorySchema, TaskSchema, TrajectorySchema, VerdictSchema } from '@owrl/proto';
-import { RoundLedger } from '../src/round-ledger.js';
+import { applyLedgerDelta, RoundLedger, type RoundLedgerDelta, type RoundLedgerJson } from '../src/round-ledger.js';
 
 const task = make(TaskSchema, { id: 't1', startUrl: 'http://127.0.0.1:1/', instruction: 'x', difficulty: 1 });
 
@@ -164,4 +164,38 @@ void test('async: groups in flight at an update carry over with their ids, resul
   const again = r.redispatchMissing().map((x) => x.trajectoryId).sort();
   assert.deepEqual(again, ['run/4/1/0/1@2', 'run/4/1/1/1@2', 'run/5/2/0/0@2', 'run/5/2/1/0@2']);
   assert.equal(r.ingest(scoredAt('run/4/1/0/1@1', 't2', 0, 3)).kind, 'trainable', 'the pre-crash attempt still counts');
+});
+
+void test('the saved deltas add up to the whole ledger: every kind of change is in the delta that follows it', () => {
+  const other = make(TaskSchema, { id: 't2', startUrl: 'http://127.0.0.1:2/', instruction: 'y', difficulty: 1 });
+  const l = new RoundLedger('run', 6, 2, 1);
+  const a = l.addGroup(0, task, 2);
+  let saved = JSON.parse(JSON.stringify(l.toJSON())) as RoundLedgerJson;
+  l.markSaved();
+  const fold = () => {
+    const d = JSON.parse(JSON.stringify(l.takeDelta())) as RoundLedgerDelta;
+    saved = applyLedgerDelta(saved, d);
+    assert.deepEqual(saved, JSON.parse(JSON.stringify(l.toJSON())));
+    return d;
+  };
+  assert.deepEqual(fold(), { nextGroup: 1, consumed: [], groups: [] }, 'nothing changed: an empty delta');
+  const b = l.addGroup(1, other, 2);
+  const d1 = fold();
+  assert.equal(d1.groups.length, 1);
+  assert.ok(d1.groups[0]?.task !== undefined, 'a new group brings its task');
+  l.ingest(scoredFor(a[0]!, 't1', 1));
+  const d2 = fold();
+  assert.deepEqual(d2.groups.map((g) => g.group), [0], 'only the group touched');
+  assert.equal(d2.groups[0]?.task, undefined, 'a known group leaves its task out');
+  l.ingest(scoredFor(b[0]!, 't2', null, 'dns')); // excluded, re-dispatched
+  assert.deepEqual(fold().consumed, [b[0]]);
+  l.ingest(scoredFor('run/6/1/0/1@1', 't2', null, 'dns')); // attempts exhausted: abandoned
+  l.ingest(scoredFor('run/6/0/0/0@9', 't1', 1)); // late (superseded): its outstanding list changes
+  fold();
+  assert.deepEqual(l.expireStale(5).expired, [a[0]]);
+  assert.deepEqual(fold().consumed, [a[0]], 'an expired result is consumed');
+  l.abandonInFlight();
+  fold();
+  assert.equal(saved.groups.find((g) => g.group === 1)?.fate, 'abandoned');
+  assert.throws(() => applyLedgerDelta(saved, { nextGroup: 9, consumed: [], groups: [{ group: 8, fate: 'pending', samples: [] }] }), /group 8 is new but carries no task/);
 });
