@@ -68,6 +68,10 @@ export interface FleetFigures {
   nats_rss_mib: number;
   actor_rss_mib: number;
   learner_cpu_pct: number;
+  /** At the window's end: scored trajectories the learner holds unacked, queued for its loop, and its groups not yet decided. */
+  learner_held: number;
+  learner_queued: number;
+  learner_pending_groups: number;
   judge_cpu_pct: number;
   nats_cpu_pct: number;
   js_storage_mib: number;
@@ -398,6 +402,9 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
       nats_rss_mib: Math.round(rss.nats),
       actor_rss_mib: Math.round(rss.actor),
       learner_cpu_pct: Math.round(cpu.learner),
+      learner_held: metricSum(learnerMetrics1, 'owrl_learner_held_results'),
+      learner_queued: metricSum(learnerMetrics1, 'owrl_learner_inbox_queued'),
+      learner_pending_groups: metricSum(learnerMetrics1, 'owrl_learner_pending_groups'),
       judge_cpu_pct: Math.round(cpu.judge),
       nats_cpu_pct: Math.round(cpu.nats),
       js_storage_mib: r2(storage / MIB),

@@ -21,6 +21,8 @@ export interface HostGuardOptions {
 export class HostGuard {
   private readonly window: HostFailureWindow | null;
   private readonly cache: BlacklistCache;
+  /** The last full read of the bucket (blockedHosts), reused for cacheMs. */
+  private blocked: { atMs: number; hosts: Set<string> } | null = null;
 
   constructor(
     private readonly blacklist: Blacklist,
@@ -55,6 +57,7 @@ export class HostGuard {
       return null;
     }
     this.cache.note(host, entry);
+    this.blocked = null;
     this.log.warn({ host, reason: trip.reason, failures: trip.failures, until: new Date(entry.untilMs).toISOString() }, 'host blacklisted');
     await this.blockedHosts().catch((e: unknown) => this.log.warn({ err: e }, 'reading the blacklist failed'));
     return trip;
@@ -79,10 +82,22 @@ export class HostGuard {
     }
   }
 
-  /** Every host blocked now (a full read of the bucket, for scheduling); updates the gauge. */
+  /**
+   * Every host blocked now, for scheduling: a full read of the bucket, reused for cacheMs like the
+   * per-host look-ups (a read per dispatch batch was a KV watcher round trip for every group a
+   * large fleet asks for); the guard's own entries count at once. Updates the gauge.
+   */
   async blockedHosts(): Promise<Set<string>> {
-    const blocked = await this.blacklist.blockedHosts(this.clock());
-    this.metrics.blacklistHosts.set(blocked.size);
-    return blocked;
+    const now = this.clock();
+    if (this.blocked && now - this.blocked.atMs < this.o.cacheMs) return this.blocked.hosts;
+    const hosts = await this.blacklist.blockedHosts(now);
+    this.blocked = { atMs: now, hosts };
+    this.metrics.blacklistHosts.set(hosts.size);
+    return hosts;
+  }
+
+  /** The next blockedHosts() reads the bucket again (waiting for an entry to expire or be removed). */
+  refresh(): void {
+    this.blocked = null;
   }
 }

@@ -79,6 +79,8 @@ const BLACKLIST_CACHE_MS = 5000;
 const ROUND_SAVE_MS = 500;
 /** Groups whose rollout requests are published at once. */
 const DISPATCH_CONCURRENCY = 16;
+/** Scored trajectories acked at once. */
+const ACK_CONCURRENCY = 256;
 
 type RoundEnd = 'finished' | 'interrupted';
 
@@ -301,10 +303,18 @@ export class Learner {
     return { ledger: loop.carry, counters: countersToJson(restored.counters), terminations: loop.terminations, excluded: loop.excluded, round: {} };
   }
 
+  /**
+   * Acks (double acks, each confirmed) ACK_CONCURRENCY at a time: an update acks a round's worth
+   * of results, and one round trip each, in turn, held ingestion up for seconds at a large fleet.
+   */
   private async ack(evs: { delivery: Delivery<ScoredTrajectory> }[]): Promise<void> {
-    for (const ev of evs) {
-      await withRetry('ack a scored trajectory', () => ev.delivery.ack(), this.retry);
-      this.inbox.release(ev.delivery);
+    for (let i = 0; i < evs.length; i += ACK_CONCURRENCY) {
+      await Promise.all(
+        evs.slice(i, i + ACK_CONCURRENCY).map(async (ev) => {
+          await withRetry('ack a scored trajectory', () => ev.delivery.ack(), this.retry);
+          this.inbox.release(ev.delivery);
+        }),
+      );
     }
   }
 
@@ -447,9 +457,13 @@ export class Learner {
     }
     const deadline = t0 + config.roundTimeoutMs;
     const decided = new Set<number>();
+    // The ledger lists its decisions in order: each is noted once, without a scan of every group per result.
+    let noted = 0;
     const noteFates = () => {
-      for (const g of ledger.groups.values()) {
-        if (g.fate !== 'pending' && !decided.has(g.group)) {
+      const fresh = ledger.decidedSince(noted);
+      noted += fresh.length;
+      for (const g of fresh) {
+        if (!decided.has(g.group)) {
           decided.add(g.group);
           stats.groupDecided(g);
         }
@@ -462,7 +476,7 @@ export class Learner {
       if (async) {
         // The round ends at its update: enough kept groups, or the dynamic-sampling cap reached.
         // The last round waits for every group still in flight, so the run ends with nothing untrained.
-        const kept = ledger.byFate('kept').length;
+        const kept = ledger.keptGroups();
         const enough = kept >= config.groupsPerRound || decided.size >= config.maxGroupsPerRound;
         if (enough && (!lastRound || ledger.pendingGroups() === 0)) break;
         if (!this.stopping && !enough) {
@@ -493,6 +507,9 @@ export class Learner {
       }
       // Nothing left to take in: what saveRoundSoon() deferred is saved before waiting.
       if (this.roundDirty && this.inbox.pending === 0) this.saveRound(ledger, stats);
+      this.d.metrics.heldResults.set(this.inbox.heldCount);
+      this.d.metrics.inboxQueued.set(this.inbox.pending);
+      this.d.metrics.pendingGroups.set(ledger.pendingGroups());
       const ev = await this.inbox.next(Math.min(deadline, this.stopDeadline), () => this.stopping && Date.now() >= this.stopDeadline);
       if (!ev) {
         if (this.stopping) {
@@ -767,6 +784,7 @@ export class Learner {
     let n = 0;
     while (n === 0 && !this.stopping) {
       await this.inbox.sleep(BLACKLIST_CACHE_MS);
+      this.hosts.refresh();
       if (!this.stopping) n = await this.dispatchGroups(ledger, stats, this.d.config.groupsPerRound, maxSteps);
     }
     this.d.store.change('phase', (s) => {

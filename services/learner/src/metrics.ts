@@ -42,6 +42,11 @@ export interface LearnerMetrics {
   queueLagSeconds: Histogram;
   /** Judged to ingested, per result. */
   ingestLagSeconds: Histogram;
+  /** Scored trajectories held unacked (their group not yet trained or dropped), and those queued for the loop. */
+  heldResults: Gauge;
+  inboxQueued: Gauge;
+  /** Groups dispatched and not yet decided. */
+  pendingGroups: Gauge;
 }
 
 const RATIO_BUCKETS = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1];
@@ -74,6 +79,9 @@ export function createLearnerMetrics(meter: Meter): LearnerMetrics {
     updateSeconds: meter.histogram({ name: 'owrl_learner_update_seconds', help: 'Time of one policy update (the PPO epochs of the trainer)', buckets: FAST_BUCKETS }),
     weightSyncSeconds: meter.histogram({ name: 'owrl_learner_weight_sync_seconds', help: 'Time to export, store and publish one policy version (artifact and KV pointer)', buckets: FAST_BUCKETS }),
     ingestLagSeconds: meter.histogram({ name: 'owrl_learner_ingest_lag_seconds', help: 'Time from the judge scoring a trajectory to the learner ingesting it (bus and inbox)', buckets: FAST_BUCKETS }),
+    heldResults: meter.gauge({ name: 'owrl_learner_held_results', help: 'Scored trajectories held unacked until their group is trained or dropped (bounded by the learner consumer max_ack_pending)' }),
+    inboxQueued: meter.gauge({ name: 'owrl_learner_inbox_queued', help: 'Scored trajectories delivered and waiting for the loop' }),
+    pendingGroups: meter.gauge({ name: 'owrl_learner_pending_groups', help: 'Groups dispatched and not yet decided' }),
     queueLagSeconds: meter.histogram({ name: 'owrl_learner_queue_lag_seconds', help: 'Time from dispatching a rollout request to an actor starting it', buckets: EPISODE_BUCKETS }),
   };
 }

@@ -142,6 +142,11 @@ export class RoundLedger {
   private readonly dirty = new Set<number>();
   private readonly added = new Set<number>();
   private consumedSinceSave: string[] = [];
+  /** Bumped on every change; pendingGroups/inFlight/kept are counted once per change, not once per call. */
+  private rev = 0;
+  private counted = { rev: -1, pending: 0, inFlight: 0, kept: 0 };
+  /** Groups of this ledger in the order their fate was decided (restored abandoned ones first). */
+  private readonly decidedOrder: GroupState[] = [];
 
   constructor(
     readonly runId: string,
@@ -160,7 +165,7 @@ export class RoundLedger {
       samples.push({ sample: s, attempt: 0, trajectoryId: id, outstanding: [id], status: 'in_flight', excludedReasons: [] });
     }
     this.groups.set(group, { round: this.round, group, task, samples, fate: 'pending', rewards: [], advantages: [] });
-    this.dirty.add(group);
+    this.touch(group);
     this.added.add(group);
     return samples.map((s) => s.trajectoryId);
   }
@@ -194,7 +199,7 @@ export class RoundLedger {
     // A result from before a crash whose dispatch the ledger never recorded is taken only when it
     // was produced for this group's task; any result naming another task is refused.
     if ((taskId !== undefined && taskId !== g.task.id) || (!known && taskId === undefined)) return { kind: 'late', cause: 'task_mismatch' };
-    this.dirty.add(g.group);
+    this.touch(g.group);
     if (slot.status === 'done' && slot.acceptedId === id && slot.scored === undefined) {
       this.seen.add(id);
       slot.scored = st;
@@ -242,7 +247,7 @@ export class RoundLedger {
     }
     slot.status = 'abandoned';
     slot.outstanding = [];
-    this.dirty.add(g.group);
+    this.touch(g.group);
     return this.settle(g);
   }
 
@@ -260,7 +265,7 @@ export class RoundLedger {
         if (s.outstanding.includes(id)) continue;
         s.trajectoryId = id;
         s.outstanding.push(id);
-        this.dirty.add(g.group);
+        this.touch(g.group);
         out.push({ group: g, sample: s.sample, attempt: s.attempt, trajectoryId: id });
       }
     }
@@ -275,7 +280,7 @@ export class RoundLedger {
         if (s.status === 'in_flight') {
           s.status = 'abandoned';
           n++;
-          this.dirty.add(g.group);
+          this.touch(g.group);
         }
       }
       this.settle(g);
@@ -304,6 +309,7 @@ export class RoundLedger {
         return false;
       }
     };
+    this.rev++;
     for (const id of this.consumed) if (carried(id)) next.consumed.add(id);
     for (const id of this.seen) if (carried(id)) next.seen.add(id);
     return next;
@@ -324,7 +330,7 @@ export class RoundLedger {
         if (Number(s.scored.trajectory?.policyVersion ?? 0n) >= minVersion) continue;
         expired.push(s.acceptedId);
         this.consume(s.acceptedId);
-        this.dirty.add(g.group);
+        this.touch(g.group);
         s.excludedReasons.push(REASON_STALE);
         s.attempt += 1;
         s.status = 'in_flight';
@@ -336,6 +342,37 @@ export class RoundLedger {
       }
     }
     return { redispatch, expired };
+  }
+
+  private touch(group: number): void {
+    this.dirty.add(group);
+    this.rev++;
+  }
+
+  /** pendingGroups, inFlight and kept in one pass, reused until the ledger changes. */
+  private counts(): { pending: number; inFlight: number; kept: number } {
+    const c = this.counted;
+    if (c.rev === this.rev) return c;
+    let pending = 0;
+    let inFlight = 0;
+    let kept = 0;
+    for (const g of this.groups.values()) {
+      if (g.fate === 'pending') pending++;
+      else if (g.fate === 'kept') kept++;
+      for (const s of g.samples) if (s.status === 'in_flight') inFlight++;
+    }
+    this.counted = { rev: this.rev, pending, inFlight, kept };
+    return this.counted;
+  }
+
+  /** Groups decided in this ledger, from the `from`-th decision on (the caller keeps its place). */
+  decidedSince(from: number): GroupState[] {
+    return this.decidedOrder.slice(from);
+  }
+
+  /** Groups kept (decided and trainable). */
+  keptGroups(): number {
+    return this.counts().kept;
   }
 
   private consume(id: string): void {
@@ -364,9 +401,7 @@ export class RoundLedger {
 
   /** Groups still waiting for results. */
   pendingGroups(): number {
-    let n = 0;
-    for (const g of this.groups.values()) if (g.fate === 'pending') n++;
-    return n;
+    return this.counts().pending;
   }
 
   /** Whether `id` is the accepted result of a group still pending (its delivery stays held). */
@@ -384,6 +419,8 @@ export class RoundLedger {
   private settle(g: GroupState): boolean {
     if (g.fate !== 'pending') return false;
     if (g.samples.some((s) => s.status === 'in_flight' || (s.status === 'done' && s.scored === undefined))) return false;
+    this.rev++;
+    this.decidedOrder.push(g);
     if (g.samples.some((s) => s.status === 'abandoned')) {
       g.fate = 'abandoned';
       return true;
@@ -396,9 +433,7 @@ export class RoundLedger {
   }
 
   inFlight(): number {
-    let n = 0;
-    for (const g of this.groups.values()) for (const s of g.samples) if (s.status === 'in_flight') n++;
-    return n;
+    return this.counts().inFlight;
   }
 
   /** Slots whose result was ingested before a restart and whose payload has not come back yet. */
@@ -476,6 +511,7 @@ export class RoundLedger {
         })),
       });
     }
+    for (const g of l.groups.values()) if (g.fate === 'abandoned') l.decidedOrder.push(g);
     return l;
   }
 }
