@@ -88,6 +88,9 @@ export interface FleetFigures {
   pending: number;
   lost: number;
   dup: number;
+  /** dup split: redeliveries the learner dropped, ids an actor published twice. */
+  dup_redelivered: number;
+  dup_published: number;
 }
 
 /** Message bytes seen on the bus, by hop (FleetRunOptions.capture). */
@@ -418,9 +421,13 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
       pending,
       lost: Math.max(0, target - arrived(last) - pending),
       dup: (last['duplicatesDropped'] ?? 0) + runTwice,
+      dup_redelivered: last['duplicatesDropped'] ?? 0,
+      dup_published: runTwice,
     };
   } finally {
     await sys?.dispose();
-    fs.rmSync(dir, { recursive: true, force: true });
+    // OWRL_BENCH_KEEP_LOGS=1 keeps the services' logs (and the learner's data) for a look afterwards.
+    if (process.env['OWRL_BENCH_KEEP_LOGS'] === '1') log(`fleet ${o.slots} slots: logs kept in ${dir}`);
+    else fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -199,3 +199,43 @@ void test('the saved deltas add up to the whole ledger: every kind of change is 
   assert.equal(saved.groups.find((g) => g.group === 1)?.fate, 'abandoned');
   assert.throws(() => applyLedgerDelta(saved, { nextGroup: 9, consumed: [], groups: [{ group: 8, fate: 'pending', samples: [] }] }), /group 8 is new but carries no task/);
 });
+
+void test('the pending, in-flight and kept counts kept up to date at each change equal a count from scratch', () => {
+  const other = make(TaskSchema, { id: 't2', startUrl: 'http://127.0.0.1:2/', instruction: 'y', difficulty: 1 });
+  const l = new RoundLedger('run', 2, 2, 0);
+  const check = (ledger: RoundLedger, what: string) => {
+    const fresh = RoundLedger.restore(ledger.toJSON(), 0);
+    let kept = 0;
+    for (const g of ledger.groups.values()) if (g.fate === 'kept') kept++;
+    let pending = 0;
+    let inFlight = 0;
+    for (const g of ledger.groups.values()) {
+      if (g.fate === 'pending') pending++;
+      for (const s of g.samples) if (s.status === 'in_flight') inFlight++;
+    }
+    assert.deepEqual([ledger.pendingGroups(), ledger.inFlight(), ledger.keptGroups()], [pending, inFlight, kept], what);
+    assert.equal(fresh.inFlight(), inFlight, `${what}: restored`);
+  };
+  check(l, 'empty');
+  const a = l.addGroup(0, task, 2);
+  const b = l.addGroup(1, other, 2);
+  const c = l.addGroup(2, task, 2);
+  check(l, 'added');
+  l.ingest(scoredAt(a[0]!, 't1', 1, 0));
+  l.ingest(scoredAt(a[1]!, 't1', 0, 0));
+  check(l, 'a kept');
+  const ex = l.ingest(scoredFor(b[0]!, 't2', null, 'dns'));
+  assert.ok(ex.kind === 'excluded' && ex.redispatch);
+  check(l, 'b re-dispatched');
+  l.cancelRedispatch(1, 0);
+  check(l, 'b cancelled');
+  l.ingest(scoredAt(c[0]!, 't1', 1, 0));
+  assert.equal(l.expireStale(3).expired.length, 1);
+  check(l, 'c expired');
+  const n = l.carryOver(3);
+  check(l, 'after carry-over');
+  check(n, 'carried');
+  n.addGroup(n.nextGroup, task, 2);
+  n.abandonInFlight();
+  check(n, 'abandoned');
+});
