@@ -372,7 +372,8 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
         return 0;
       }
     };
-    const scoredAhead = Math.max(0, (await jsm.streams.info('OWRL_SCORED')).state.messages - arrived(last) - (last['duplicatesDropped'] ?? 0));
+    // (A duplicate the learner dropped is a redelivery of a message already counted, not another message.)
+    const scoredAhead = Math.max(0, (await jsm.streams.info('OWRL_SCORED')).state.messages - arrived(last));
     const pending = (await waiting('OWRL_TRAJ', 'judge')) + scoredAhead;
     sub.unsubscribe();
     for (const s of subs) s.unsubscribe();

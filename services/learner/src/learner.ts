@@ -79,6 +79,8 @@ const BLACKLIST_CACHE_MS = 5000;
 const ROUND_SAVE_MS = 500;
 /** Groups whose rollout requests are published at once. */
 const DISPATCH_CONCURRENCY = 16;
+/** Scored trajectories asked for per pull (consume's maxInFlight; the handler only queues them). */
+const SCORED_PULL_BATCH = 500;
 /** Scored trajectories acked at once. */
 const ACK_CONCURRENCY = 256;
 
@@ -221,7 +223,12 @@ export class Learner {
       stream: STREAM_SCORED,
       consumer,
       schema: ScoredTrajectorySchema,
-      maxInFlight: 10_000,
+      // Bounds what one pull asks for: the server sends a pull's messages at once, and each waits
+      // in the client's buffer for the loop to decode it with its ack_wait already running. At
+      // 10 000 (≈ 600 MB of trajectories) a burst (a fleet's actors stopping and publishing what
+      // they hold) outlasted the 60 s ack_wait and came back as redeliveries. What is taken goes
+      // to the inbox, whose held deliveries get working() well within ack_wait.
+      maxInFlight: SCORED_PULL_BATCH,
       autoAck: false,
       workingIntervalMs: Math.max(500, Math.floor(config.scoredAckWaitMs / 3)),
       handler: (delivery) => {
