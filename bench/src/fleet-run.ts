@@ -364,16 +364,29 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     await new Promise((r) => setTimeout(r, 2000));
     last = counters(await system.runState(10_000));
     // Still on its way (a drain cut short): not yet judged, or judged and not yet taken in.
+    // A read that fails (a nats-server starved on a loaded machine times out) is retried: read as 0 it
+    // would count what is still on its way as lost.
+    const retried = async <T>(what: string, read: () => Promise<T>): Promise<T> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await read();
+        } catch (e) {
+          if (attempt >= 6) throw new Error(`fleet ${slots} slots: reading ${what} failed ${attempt} times: ${(e as Error).message}`, { cause: e });
+          await new Promise((r) => setTimeout(r, 2000));
+        }
+      }
+    };
     const waiting = async (stream: string, consumer: string): Promise<number> => {
       try {
-        const ci = await jsm.consumers.info(stream, consumer);
+        const ci = await retried(`${stream}/${consumer}`, () => jsm.consumers.info(stream, consumer));
         return ci.num_pending + ci.num_ack_pending;
-      } catch {
-        return 0;
+      } catch (e) {
+        if (/not found/i.test((e as Error).message)) return 0;
+        throw e;
       }
     };
     // (A duplicate the learner dropped is a redelivery of a message already counted, not another message.)
-    const scoredAhead = Math.max(0, (await jsm.streams.info('OWRL_SCORED')).state.messages - arrived(last));
+    const scoredAhead = Math.max(0, (await retried('OWRL_SCORED', () => jsm.streams.info('OWRL_SCORED'))).state.messages - arrived(last));
     const pending = (await waiting('OWRL_TRAJ', 'judge')) + scoredAhead;
     sub.unsubscribe();
     for (const s of subs) s.unsubscribe();
