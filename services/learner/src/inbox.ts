@@ -10,11 +10,16 @@ export interface Pending {
   delivery: Delivery<ScoredTrajectory>;
 }
 
+/** Longest time next() hands out queued deliveries without letting timers and I/O run. */
+const YIELD_MS = 20;
+
 export class Inbox {
   private readonly queue: Pending[] = [];
   private readonly held = new Set<Delivery<ScoredTrajectory>>();
   private wake: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** When next() last let timers and I/O run (see YIELD_MS). */
+  private yieldedAt = Date.now();
 
   /** @param heartbeatMs interval of working() on held deliveries (a third of ack_wait or less). */
   constructor(private readonly heartbeatMs: number) {}
@@ -45,14 +50,25 @@ export class Inbox {
     w?.();
   }
 
-  /** The next delivery, or null at `deadline` or when `interrupted()` turns true. */
+  /**
+   * The next delivery, or null at `deadline` or when `interrupted()` turns true. While deliveries
+   * are queued it would resolve through microtasks alone, so a loop draining a burst (a fleet's
+   * worth of results) starved timers and I/O: the working() heartbeats of held deliveries, the
+   * NATS connection's pings (the server dropped the learner), gRPC. At least every YIELD_MS it
+   * lets them run.
+   */
   async next(deadline: number, interrupted: () => boolean): Promise<Pending | null> {
+    if (this.queue.length > 0 && Date.now() - this.yieldedAt >= YIELD_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      this.yieldedAt = Date.now();
+    }
     while (this.queue.length === 0) {
       if (interrupted() || Date.now() >= deadline) return null;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
         setTimeout(resolve, Math.min(1000, Math.max(1, deadline - Date.now()))).unref();
       });
+      this.yieldedAt = Date.now();
     }
     return this.queue.shift() ?? null;
   }
@@ -75,7 +91,7 @@ export class Inbox {
     return this.queue.length;
   }
 
-    get heldCount(): number {
+  get heldCount(): number {
     return this.held.size;
   }
 }
