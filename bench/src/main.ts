@@ -8,6 +8,7 @@ import { fleetBench } from './fleet.js';
 import { learningBench } from './learning.js';
 import { llmLoopBench } from './llm-loop.js';
 import { warmupBench } from './warmup.js';
+import { watchBench } from './watch.js';
 import { weightsBench } from './weights.js';
 
 const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
@@ -20,6 +21,7 @@ const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown
   'llm-loop': llmLoopBench,
   fleet: fleetBench,
   bus: busBench,
+  watch: watchBench,
 };
 
 async function main(): Promise<void> {

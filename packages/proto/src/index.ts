@@ -147,6 +147,7 @@ export type { MessageShape, MessageInitShape, DescMessage, JsonValue } from '@bu
 export { SCHEMA_VERSION, decode, encode, make } from './codec.js';
 export { ProtoError, ProtoErrorCode, isProtoError } from './errors.js';
 export {
+  encodeOnce,
   grpcServiceDefinition,
   type GrpcMethodDefinition,
   type GrpcServiceDefinition,

@@ -7,6 +7,8 @@
 // client never makes the learner buffer a backlog: while `maxBuffered` events wait to be sent,
 // further changes only mark the stream dirty and the next event carries the state current at the
 // time it is written (latest wins; intermediate versions are skipped, versions only increase).
+// Streams are written together, at most once per `watchIntervalMs`, from one encoding of the
+// state: the cost of a change does not grow with the number of clients watching.
 import * as grpc from '@grpc/grpc-js';
 import {
   health,
@@ -15,8 +17,10 @@ import {
   reflection,
   ReflectionIndex,
   RunEventSchema,
+  encodeOnce,
   type ListGroupsResponse,
   type RunEvent,
+  type RunState,
   type ScoredTrajectory,
   type WatchRunRequest,
 } from '@owrl/proto';
@@ -41,6 +45,12 @@ export interface LearnerGrpcOptions {
   logger: Logger;
   /** WatchRun events a stream may have written but not yet sent before it coalesces; default 2. */
   watchMaxBuffered?: number;
+  /**
+   * Least time between two WatchRun broadcasts, in ms; default 100. The first change after a quiet
+   * interval goes out at once; a learner changing its state hundreds of times a second (a large
+   * fleet) sends every client at most 1000 / watchIntervalMs states a second.
+   */
+  watchIntervalMs?: number;
 }
 
 /** Counters of the WatchRun streams (for tests and metrics). */
@@ -51,6 +61,21 @@ export interface WatchStats {
   sent: number;
   /** Changes folded into a later event because the client was behind. */
   coalesced: number;
+  /** Events encoded: one per broadcast (and kind), shared by every stream it is written to. */
+  encoded: number;
+}
+
+/** One open WatchRun stream. */
+interface Watcher {
+  call: grpc.ServerWritableStream<WatchRunRequest, RunEvent>;
+  /** Events written, not yet handed to the transport. */
+  pending: number;
+  sentVersion: bigint;
+  /** What the next event to this stream reports; null when it is up to date. */
+  dirty: ChangeKind | 'snapshot' | null;
+  /** Changes the next event folds together. */
+  folded: number;
+  closed: boolean;
 }
 
 function statusError(code: grpc.status, details: string): grpc.ServiceError {
@@ -72,13 +97,21 @@ export class LearnerGrpcServer {
   private healthStatus: health.HealthCheckResponse_ServingStatus = health.HealthCheckResponse_ServingStatus.NOT_SERVING;
   private readonly healthWatchers = new Set<grpc.ServerWritableStream<health.HealthCheckRequest, health.HealthCheckResponse>>();
   port = 0;
-  readonly watchStats: WatchStats = { open: 0, sent: 0, coalesced: 0 };
+  readonly watchStats: WatchStats = { open: 0, sent: 0, coalesced: 0, encoded: 0 };
+  private readonly watchers = new Set<Watcher>();
+  private readonly watchIntervalMs: number;
+  private broadcastTimer: NodeJS.Immediate | NodeJS.Timeout | null = null;
+  private lastBroadcast = 0;
+  private readonly offStore: () => void;
 
   constructor(
     private readonly store: RunStateStore,
     private readonly control: LearnerControl,
     private readonly opts: LearnerGrpcOptions,
   ) {
+    this.watchIntervalMs = opts.watchIntervalMs ?? 100;
+    if (!Number.isFinite(this.watchIntervalMs) || this.watchIntervalMs < 0) throw new RangeError(`watchIntervalMs ${this.watchIntervalMs}: expected a number >= 0`);
+    this.offStore = store.onChange((kind) => this.onStoreChange(kind));
     addTypedService(this.server, Learner, this.learnerImpl());
     addTypedService(this.server, health.Health, this.healthImpl());
     const index = new ReflectionIndex([Learner, health.Health, reflection.ServerReflection]);
@@ -100,6 +133,12 @@ export class LearnerGrpcServer {
   }
 
   async close(): Promise<void> {
+    this.offStore();
+    if (this.broadcastTimer !== null) {
+      clearTimeout(this.broadcastTimer as NodeJS.Timeout);
+      clearImmediate(this.broadcastTimer as NodeJS.Immediate);
+      this.broadcastTimer = null;
+    }
     for (const w of this.healthWatchers) w.end();
     await new Promise<void>((resolve) => {
       this.server.tryShutdown(() => resolve());
@@ -156,49 +195,75 @@ export class LearnerGrpcServer {
    * event carries the whole state.
    */
   private watch(call: grpc.ServerWritableStream<WatchRunRequest, RunEvent>): void {
-    const maxBuffered = Math.max(1, this.opts.watchMaxBuffered ?? 2);
-    const stats = this.watchStats;
-    let pending = 0; // written, not yet handed to the transport
-    let dirty: ChangeKind | 'snapshot' | null = null;
-    let folded = 0;
-    let closed = false;
-    let sentVersion = -1n;
-    const flush = () => {
-      if (closed || dirty === null || pending >= maxBuffered) return;
-      const state = this.store.get();
-      const kind = folded > 1 ? 'coalesced' : dirty;
-      dirty = null;
-      folded = 0;
-      if (state.resourceVersion <= sentVersion) return;
-      sentVersion = state.resourceVersion;
-      pending++;
-      stats.sent++;
-      call.write(make(RunEventSchema, { resourceVersion: state.resourceVersion, state, kind }), () => {
-        pending--;
-        flush();
-      });
-    };
-    const mark = (kind: ChangeKind | 'snapshot') => {
-      if (dirty !== null) stats.coalesced++;
-      dirty = kind;
-      folded++;
-      // Changes made in one turn of the event loop go out as one event.
-      setImmediate(flush);
-    };
+    const w: Watcher = { call, pending: 0, sentVersion: -1n, dirty: null, folded: 0, closed: false };
     const since = call.request.sinceResourceVersion;
-    if (since === 0n || since !== this.store.get().resourceVersion) mark('snapshot');
-    else sentVersion = since;
-    const off = this.store.onChange((kind) => mark(kind));
-    stats.open++;
+    if (since === 0n || since !== this.store.get().resourceVersion) this.markDirty(w, 'snapshot');
+    else w.sentVersion = since;
+    this.watchers.add(w);
+    this.watchStats.open++;
     const end = () => {
-      if (closed) return;
-      closed = true;
-      stats.open--;
-      off();
+      if (w.closed) return;
+      w.closed = true;
+      this.watchers.delete(w);
+      this.watchStats.open--;
     };
     call.on('cancelled', end);
     call.on('close', end);
     call.on('error', end);
+    this.scheduleBroadcast();
+  }
+
+  private markDirty(w: Watcher, kind: ChangeKind | 'snapshot'): void {
+    if (w.dirty !== null) this.watchStats.coalesced++;
+    w.dirty = w.dirty === 'snapshot' ? 'snapshot' : kind;
+    w.folded++;
+  }
+
+  private onStoreChange(kind: ChangeKind): void {
+    if (this.watchers.size === 0) return;
+    for (const w of this.watchers) this.markDirty(w, kind);
+    this.scheduleBroadcast();
+  }
+
+  /**
+   * Leading-edge throttle shared by every stream: the first change after a quiet interval goes out
+   * in the next turn of the event loop (changes made in one turn go out as one event); later ones
+   * at most once per `watchIntervalMs`. All streams are written in the same broadcast, so the
+   * state is cloned and encoded once per version (and kind), however many clients watch.
+   */
+  private scheduleBroadcast(): void {
+    if (this.broadcastTimer !== null) return;
+    const wait = Math.max(0, this.lastBroadcast + this.watchIntervalMs - Date.now());
+    this.broadcastTimer = wait === 0 ? setImmediate(() => this.broadcast()) : setTimeout(() => this.broadcast(), wait);
+  }
+
+  private broadcast(): void {
+    this.broadcastTimer = null;
+    this.lastBroadcast = Date.now();
+    const maxBuffered = Math.max(1, this.opts.watchMaxBuffered ?? 2);
+    let state: RunState | null = null;
+    const events = new Map<string, RunEvent>();
+    for (const w of this.watchers) {
+      if (w.closed || w.dirty === null || w.pending >= maxBuffered) continue; // a slow stream is written when it drains
+      state ??= this.store.get();
+      const kind = w.folded > 1 ? 'coalesced' : w.dirty;
+      w.dirty = null;
+      w.folded = 0;
+      if (state.resourceVersion <= w.sentVersion) continue;
+      w.sentVersion = state.resourceVersion;
+      let ev = events.get(kind);
+      if (!ev) {
+        ev = encodeOnce(RunEventSchema, make(RunEventSchema, { resourceVersion: state.resourceVersion, state, kind }));
+        events.set(kind, ev);
+        this.watchStats.encoded++;
+      }
+      w.pending++;
+      this.watchStats.sent++;
+      w.call.write(ev, () => {
+        w.pending--;
+        if (w.dirty !== null && !w.closed) this.scheduleBroadcast();
+      });
+    }
   }
 
   private healthImpl(): ServiceImplementation<typeof health.Health> {

@@ -1,6 +1,6 @@
 // WatchRun and server reflection with real gRPC clients over a socket: a slow client gets
-// coalesced states (latest wins, versions only increase, the learner keeps no backlog), a
-// client resumes from a resource version, and reflection describes the services completely.
+// coalesced states (latest wins, versions only increase, the learner keeps no backlog), many
+// clients share one encoding per broadcast, a client resumes from a resource version, and reflection describes the services completely.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
@@ -75,6 +75,47 @@ void test('WatchRun coalesces changes for a slow client: latest state wins, no b
     await until(() => server.watchStats.open === 0, 'the stream to close');
   } finally {
     c.close();
+    await server.close();
+  }
+});
+
+void test('WatchRun fans out one encoding per broadcast: many clients cost the learner one encode, each gets the latest state', async () => {
+  const store = new RunStateStore('run-f', 10, 'async');
+  const { server, addr } = await serve(store);
+  const clients = 6;
+  const cs = Array.from({ length: clients }, () => new LearnerClient(addr, grpc.credentials.createInsecure()) as unknown as Watcher);
+  try {
+    const watches = cs.map((c) => collect(c, 0n));
+    await until(() => watches.every((w) => w.events.length === 1), 'every snapshot');
+    const sent0 = server.watchStats.sent;
+    const encoded0 = server.watchStats.encoded;
+    const changes = 200;
+    const t0 = Date.now();
+    for (let i = 0; i < changes; i++) {
+      store.change('progress', (s) => {
+        s.message = `change ${i}`;
+      });
+      await tick();
+    }
+    const elapsed = Date.now() - t0;
+    const final = store.get().resourceVersion;
+    await until(() => watches.every((w) => w.events[w.events.length - 1]?.resourceVersion === final), 'the latest state at every client');
+    const sent = server.watchStats.sent - sent0;
+    const encoded = server.watchStats.encoded - encoded0;
+    // Streams are written together from one encoding (two kinds at most per broadcast: the change's,
+    // and 'coalesced' for a stream that was behind).
+    assert.ok(encoded * clients <= 2 * sent, `${encoded} encodings for ${sent} events to ${clients} clients`);
+    // At most one broadcast per interval (100 ms) after the first, plus the trailing one.
+    const bound = 2 + Math.ceil((Date.now() - t0) / 100);
+    for (const w of watches) {
+      const got = w.events.length - 1;
+      assert.ok(got >= 1 && got <= bound, `a client got ${got} events for ${changes} changes over ${elapsed} ms (bound ${bound})`);
+      assert.equal(w.events[w.events.length - 1]?.state?.message, `change ${changes - 1}`);
+    }
+    for (const w of watches) w.call.cancel();
+    await until(() => server.watchStats.open === 0, 'the streams to close');
+  } finally {
+    for (const c of cs) c.close();
     await server.close();
   }
 });
