@@ -24,8 +24,8 @@ const BUDGET = ['--rounds', '8', '--groups', '3', '--group-size', '4', '--actors
  * reports). Every page load waits 0.8–2.4 s; 4 % wait 8–18 s more. With 2–6 page loads per
  * episode this gives episode times with a p99 about 3× the median (the synthetic fleet's model,
  * docs/sizing.md §1, has 5×). Episodes are then dominated by waiting, as on live sites, rather
- * than by this machine's two cores (`--cpu-bound` keeps the earlier, lighter rules: 6 % of loads
- * +5–8 s, 30 % +0.4–0.7 s).
+ * than by this machine's two cores (`--cpu-bound` keeps the earlier, lighter rules, 6 % of loads
+ * +5–8 s and 30 % +0.4–0.7 s, with 2 actors × 4 slots).
  */
 const FAULTS_LIVE = [
   { match: { path: '~^/(shop|travel|wiki|mail)(/|$)' }, fault: { kind: 'latency', ms: 800, jitter_ms: 1600 }, probability: 1, seed: 11 },
@@ -51,12 +51,12 @@ interface DemoJson {
 /** Mean 1-minute load average while each mode ran (the machine is shared: compare like with like). */
 const loadMeans: Record<string, number> = {};
 
-async function demo(out: string, mode: string, faults: string, extra: string[]): Promise<DemoJson> {
+async function demo(out: string, mode: string, faults: string, budget: string[], extra: string[]): Promise<DemoJson> {
   const json = path.join(out, `result-${mode}.json`);
   const loads: number[] = [];
   const sampler = setInterval(() => loads.push(os.loadavg()[0] ?? 0), 10_000);
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'services/cli/bin/owrl.js'), 'demo', '--out', out, '--json', json, '--mode', mode, '--run-id', `bench-${mode}`, ...BUDGET, ...extra], {
+    const child = spawn(process.execPath, [path.join(ROOT, 'services/cli/bin/owrl.js'), 'demo', '--out', out, '--json', json, '--mode', mode, '--run-id', `bench-${mode}`, ...budget, ...extra], {
       stdio: ['ignore', 2, 2],
       env: { ...process.env, OWRL_SITES_FAULTS: faults, OWRL_LOG_LEVEL: process.env['OWRL_LOG_LEVEL'] ?? 'warn' },
     });
@@ -87,6 +87,8 @@ export async function asyncBench(argv: string[]): Promise<Record<string, unknown
   const { order, rest } = orderOf(argv);
   const cpuBound = rest.includes('--cpu-bound');
   const args = rest.filter((a) => a !== '--cpu-bound');
+  // The earlier configuration: 2 actors × 4 slots, a sync round's 12 first rollouts queued on 8 slots.
+  const budget = cpuBound ? BUDGET.map((a, i) => (BUDGET[i - 1] === '--actors' ? '2' : a)) : BUDGET;
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-bench-async-'));
   const faults = path.join(out, 'faults.json');
   fs.writeFileSync(faults, JSON.stringify(cpuBound ? FAULTS_CPU_BOUND : FAULTS_LIVE));
@@ -94,7 +96,7 @@ export async function asyncBench(argv: string[]): Promise<Record<string, unknown
     const results: Partial<Record<'sync' | 'async', DemoJson>> = {};
     for (const mode of order) {
       process.stderr.write(`bench async: ${mode} mode${mode === order[1] ? ', same budget' : ''}\n`);
-      results[mode] = await demo(out, mode, faults, args);
+      results[mode] = await demo(out, mode, faults, budget, args);
     }
     const sync = results.sync!;
     const asy = results.async!;
