@@ -19,6 +19,7 @@ export {
 } from './adam.js';
 export {
   DEFAULT_TRUST_KL,
+  DEFAULT_UPDATE,
   GrpoTrainer,
   epochStatMessage,
   type EpochStats,

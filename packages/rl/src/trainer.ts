@@ -3,7 +3,12 @@
 // `minibatches` chunks, each followed by an Adam step inside a KL trust region: when a step takes
 // the policy further than `trustKl` from the behaviour policy (approximate KL over the chunk's
 // actions, on top of any divergence the batch already had, e.g. from staleness), the step is
-// halved (backtracking line search) until it fits, so that no epoch overshoots into the clip.
+// halved (backtracking line search) until it fits.
+// The shipped step rule (DEFAULT_UPDATE): one pass of six smaller steps instead of two full-batch
+// epochs. Two full-batch epochs let the first Adam step carry the policy past the clip range for
+// most actions (the second epoch clipped 41 % of actions on the four-site demo, up to 70 %), so
+// the second epoch learned from a few; six chunks of one pass each take a step whose size the
+// trust region bounds, and a chunk's clip fraction shows how far the earlier chunks moved it.
 import { DEFAULTS } from '@owrl/core';
 import { SparseGradient, type PointerModel } from '@owrl/policy';
 import { EpochStatSchema, make, type EpochStat } from '@owrl/proto';
@@ -22,24 +27,33 @@ export interface GroupLike {
 }
 
 export interface GrpoTrainerOptions {
-  /** PPO epochs per batch; default 2. */
+  /** PPO epochs per batch; default DEFAULT_UPDATE.epochs. */
   epochs?: number;
   clipLow?: number;
   clipHigh?: number;
-  /** Minibatches per epoch (one Adam step each); default 1. */
+  /** Minibatches per epoch (one Adam step each); default DEFAULT_UPDATE.minibatches. */
   minibatches?: number;
   advantageEps?: number;
   /**
-   * Trust region: the most approximate KL(behaviour ‖ new) one update may add over its actions;
-   * a step beyond it is halved until it fits. 0 turns the rule off. Default DEFAULT_TRUST_KL.
+   * Trust region: the most approximate KL(behaviour ‖ new) the update may add over a minibatch's
+   * actions (from where they stood when the update reached that minibatch); a step beyond it is
+   * halved until it fits. 0 turns the rule off. Default DEFAULT_UPDATE.trustKl.
    */
   trustKl?: number;
   /** Halvings of one step before it is dropped (scale 0); default 10. */
   maxBacktracks?: number;
 }
 
-/** Default trust region of one update (approximate KL per action). */
+/** Default trust region of one step (approximate KL per action). */
 export const DEFAULT_TRUST_KL = 0.1;
+
+/**
+ * The update rule the pointer policy ships with: one pass over the batch in six minibatches (one
+ * Adam step each, inside the trust region). Chosen with test/learning-curve.ts on the fake shop
+ * (see the README's settings): the last epoch's clip fraction stays in 0.1–0.3 where two
+ * full-batch epochs reach 0.3–0.4 there (0.41 on the four-site demo).
+ */
+export const DEFAULT_UPDATE = { epochs: 1, minibatches: 6, trustKl: DEFAULT_TRUST_KL } as const;
 
 /** Update health of one PPO epoch (the fields of proto EpochStat). */
 export interface EpochStats {
@@ -107,12 +121,12 @@ export class GrpoTrainer {
     readonly optimizer: Adam,
     opts: GrpoTrainerOptions = {},
   ) {
-    this.epochs = opts.epochs ?? DEFAULTS.ppoEpochs;
-    this.minibatches = opts.minibatches ?? 1;
+    this.epochs = opts.epochs ?? DEFAULT_UPDATE.epochs;
+    this.minibatches = opts.minibatches ?? DEFAULT_UPDATE.minibatches;
     this.clipLow = opts.clipLow ?? DEFAULTS.clipLow;
     this.clipHigh = opts.clipHigh ?? DEFAULTS.clipHigh;
     this.advantageEps = opts.advantageEps ?? DEFAULTS.advantageEps;
-    this.trustKl = opts.trustKl ?? DEFAULT_TRUST_KL;
+    this.trustKl = opts.trustKl ?? DEFAULT_UPDATE.trustKl;
     this.maxBacktracks = opts.maxBacktracks ?? 10;
     if (!(this.trustKl >= 0) || !Number.isFinite(this.trustKl)) throw new RlError(RlErrorCode.InvalidArgument, `trustKl is ${this.trustKl}; expected a finite number >= 0`);
     if (!Number.isInteger(this.maxBacktracks) || this.maxBacktracks < 0) {

@@ -27,7 +27,7 @@ void describe('GrpoTrainer', () => {
 
   void it('raises the probability of rewarded actions, over every step of a trajectory', () => {
     const m = new PointerModel({ dim: 4 });
-    const t = new GrpoTrainer(m, new Adam(4, { lr: 0.1 }), { epochs: 2 });
+    const t = new GrpoTrainer(m, new Adam(4, { lr: 0.1 }), { epochs: 2, minibatches: 1 });
     for (let round = 0; round < 5; round++) {
       const s = t.update([{ rewards: [1, 0, 0], trajectories: [{ steps: [step(m, 1), step(m, 1)] }, { steps: [step(m, 0)] }, { steps: [step(m, 0), step(m, 1)] }] }]);
       assert.equal(s.updated, true);
@@ -41,7 +41,7 @@ void describe('GrpoTrainer', () => {
 
   void it('reports per-epoch health: the first epoch of an on-policy update has mean ratio 1 and KL 0', () => {
     const m = new PointerModel({ dim: 4 });
-    const t = new GrpoTrainer(m, new Adam(4, { lr: 0.1 }), { epochs: 3, trustKl: 0 });
+    const t = new GrpoTrainer(m, new Adam(4, { lr: 0.1 }), { epochs: 3, minibatches: 1, trustKl: 0 });
     const s = t.update([{ rewards: [1, 0, 0], trajectories: [{ steps: [step(m, 1), step(m, 1)] }, { steps: [step(m, 0)] }, { steps: [step(m, 0), step(m, 1)] }] }]);
     assert.deepEqual(s.epochs.map((e) => e.epoch), [1, 2, 3]);
     const [e1, e2] = s.epochs;
@@ -65,12 +65,12 @@ void describe('GrpoTrainer', () => {
     ];
     // An overshooting learning rate: without the rule one step goes far beyond the clip range.
     const free = new PointerModel({ dim: 4 });
-    const f = new GrpoTrainer(free, new Adam(4, { lr: 2 }), { epochs: 2, trustKl: 0 }).update(groups(free));
+    const f = new GrpoTrainer(free, new Adam(4, { lr: 2 }), { epochs: 2, minibatches: 1, trustKl: 0 }).update(groups(free));
     assert.ok((f.epochs[0]?.approxKlAfter ?? 0) > 0.2, `unbounded step: kl ${f.epochs[0]?.approxKlAfter}`);
     assert.ok((f.epochs[1]?.clipFraction ?? 0) > 0.4, `unbounded step clips ${f.epochs[1]?.clipFraction}`);
 
     const m = new PointerModel({ dim: 4 });
-    const s = new GrpoTrainer(m, new Adam(4, { lr: 2 }), { epochs: 2, trustKl: 0.01 }).update(groups(m));
+    const s = new GrpoTrainer(m, new Adam(4, { lr: 2 }), { epochs: 2, minibatches: 1, trustKl: 0.01 }).update(groups(m));
     for (const e of s.epochs) {
       assert.ok(e.approxKlAfter <= 0.01 + 1e-12, `epoch ${e.epoch}: kl after ${e.approxKlAfter}`);
       assert.ok(e.learningRate <= 2 && e.learningRate === 2 * e.stepScale);

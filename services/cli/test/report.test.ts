@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DifficultyStatSchema, EpochStatSchema, make, RoundSummarySchema, RunStateSchema, SuiteStatSchema } from '@owrl/proto';
+import { DifficultyStatSchema, EpochStatSchema, make, RoundSummarySchema, RunStateSchema, SuiteStatSchema, TrainHyperparamsSchema } from '@owrl/proto';
 import { buildReport, excludedByFault, exclusionFault, writeReport } from '../src/demo/report.js';
 
 void test('exclusions are attributed to the site, the network, our side, the task, a skip or the judge', () => {
@@ -24,10 +24,11 @@ void test('exclusions are attributed to the site, the network, our side, the tas
   assert.deepEqual(Object.keys(excludedByFault({ 'init_error:dns': 3, 'env_error:http_5xx': 2, 'sandbox_error:policy_timeout': 4, 'judge:no_verdict_source': 1, 'env_error:page_crash': 1 })), ['site', 'ours', 'judge', 'uncertain']);
 });
 
-void test('the report shows update health per PPO epoch and the last epoch clip fraction', () => {
+void test('the report shows the update rule, update health per PPO epoch and the last epoch clip fraction', () => {
   const epoch = (e: number, clip: number) => make(EpochStatSchema, { epoch: e, loss: -0.1 * e, clipFraction: clip, approxKl: 0.01 * (e - 1), gradNorm: 2, meanRatio: e === 1 ? 1 : 1.05, learningRate: 0.05, actions: 40n });
   const s = make(RunStateSchema, {
     runId: 'r',
+    update: make(TrainHyperparamsSchema, { ppoEpochs: 1, minibatches: 6, clipLow: 0.2, clipHigh: 0.28, learningRate: 0.05, trustKl: 0.1 }),
     rounds: [
       make(RoundSummarySchema, { round: 0n, successRate: 0.1, epochs: [epoch(1, 0), epoch(2, 0.2)] }),
       make(RoundSummarySchema, { round: 1n, successRate: 0.2 }),
@@ -39,9 +40,12 @@ void test('the report shows update health per PPO epoch and the last epoch clip 
   assert.deepEqual(r.update_health[1]?.epochs.map((e) => e.clip_fraction), [0, 0.4]);
   assert.equal(r.update_health[0]?.epochs[0]?.mean_ratio, 1);
   assert.deepEqual(r.last_epoch_clip, { mean: 0.3, max: 0.4 });
+  assert.deepEqual(r.update_rule, { ppo_epochs: 1, minibatches: 6, clip_low: 0.2, clip_high: 0.28, learning_rate: 0.05, trust_kl: 0.1 });
+  assert.equal(buildReport(make(RunStateSchema, { runId: 'r' }), 1).update_rule, null, 'a learner that does not say');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-report-'));
   try {
     const md = fs.readFileSync(writeReport(dir, r).markdown, 'utf8');
+    assert.match(md, /Update rule: 1 epoch\(s\) × 6 minibatch\(es\), one Adam step each \(lr 0\.05\), clip 0\.2\/0\.28, KL trust region 0\.1 per minibatch\./);
     assert.match(md, /Clip fraction of the last epoch: mean 30\.0 %, max 40\.0 %/);
     assert.match(md, /\| 3 \| 2 \| -0\.2 \| 40\.0 % \| 0\.01 \| 2 \| 1\.05 \| 0\.05 \|/);
   } finally {

@@ -1,7 +1,7 @@
 // Learner configuration from the environment (OWRL_* variables), with the recipe's defaults.
 import fs from 'node:fs';
 import { DEFAULT_DIM, readOnnxWeights } from '@owrl/policy';
-import { DEFAULT_TRUST_KL } from '@owrl/rl';
+import { DEFAULT_UPDATE } from '@owrl/rl';
 import { DEFAULT_KEEP_ROUNDS } from './control.js';
 import { parseCrashAt, type CrashSpec } from './crash-point.js';
 import { DEFAULTS, envBool, envInt, envList, envNumber, envSecret, envString, ConfigError, type CurriculumStage, type Secret } from '@owrl/core';
@@ -30,9 +30,11 @@ export interface LearnerConfig {
   temperature: number;
   learningRate: number;
   ppoEpochs: number;
+  /** Minibatches per PPO epoch (one optimizer step each). */
+  minibatches: number;
   clipLow: number;
   clipHigh: number;
-  /** Trust region of one update: most approximate KL from the behaviour policy (0 = off). */
+  /** Trust region: most approximate KL from the behaviour policy an update may add over a minibatch (0 = off). */
   trustKl: number;
   tasksFile: string;
   sitesUrl: string;
@@ -148,10 +150,11 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     roundTimeoutMs: envInt('OWRL_ROUND_TIMEOUT_S', 900, env, 1) * 1000,
     temperature: envNumber('OWRL_TEMPERATURE', 1, env, { min: 0.01 }),
     learningRate: envNumber('OWRL_LR', 0, env, { min: 0 }),
-    ppoEpochs: envInt('OWRL_PPO_EPOCHS', DEFAULTS.ppoEpochs, env, 1),
+    ppoEpochs: envInt('OWRL_PPO_EPOCHS', DEFAULT_UPDATE.epochs, env, 1),
+    minibatches: envInt('OWRL_MINIBATCHES', DEFAULT_UPDATE.minibatches, env, 1),
     clipLow: envNumber('OWRL_CLIP_LOW', DEFAULTS.clipLow, env, { min: 0 }),
     clipHigh: envNumber('OWRL_CLIP_HIGH', DEFAULTS.clipHigh, env, { min: 0 }),
-    trustKl: envNumber('OWRL_TRUST_KL', DEFAULT_TRUST_KL, env, { min: 0 }),
+    trustKl: envNumber('OWRL_TRUST_KL', DEFAULT_UPDATE.trustKl, env, { min: 0 }),
     tasksFile: envString('OWRL_TASKS_FILE', '', env),
     sitesUrl: envString('OWRL_SITES_URL', '', env),
     suites: envList('OWRL_SUITES', ['shop'], env),

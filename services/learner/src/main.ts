@@ -42,6 +42,7 @@ async function connectTrainer(config: LearnerConfig, resumedVersion: number | nu
     stateDir,
     hyper: make(TrainHyperparamsSchema, {
       ppoEpochs: config.ppoEpochs,
+      minibatches: config.minibatches,
       clipLow: config.clipLow,
       clipHigh: config.clipHigh,
       learningRate: config.learningRate,
@@ -81,8 +82,23 @@ runService({
       logger.info({ initPolicy: config.initPolicy }, 'initial policy loaded');
     }
     const optimizer = restored?.optimizer ?? new Adam(model.dim, config.learningRate > 0 ? { lr: config.learningRate } : {});
-    const trainer = new GrpoTrainer(model, optimizer, { epochs: config.ppoEpochs, clipLow: config.clipLow, clipHigh: config.clipHigh, trustKl: config.trustKl });
+    const trainer = new GrpoTrainer(model, optimizer, { epochs: config.ppoEpochs, minibatches: config.minibatches, clipLow: config.clipLow, clipHigh: config.clipHigh, trustKl: config.trustKl });
     const remoteTrainer = config.trainer === 'inprocess' ? null : await connectTrainer(config, restored?.policyVersion ?? null, path.join(runDir, 'trainer'), logger);
+    // RunState.update: the rule every update follows (the remote trainer gets the same hyper-parameters).
+    store.change('snapshot', (s) => {
+      s.update =
+        remoteTrainer?.hyper ??
+        make(TrainHyperparamsSchema, {
+          ppoEpochs: trainer.epochs,
+          minibatches: trainer.minibatches,
+          clipLow: trainer.clipLow,
+          clipHigh: trainer.clipHigh,
+          learningRate: optimizer.lr,
+          temperature: model.temperature,
+          lossAgg: 'token_mean',
+          trustKl: trainer.trustKl,
+        });
+    });
     const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost, keep: config.keepArtifacts });
     const artifactUrl = await artifacts.start();
 

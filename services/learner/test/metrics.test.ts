@@ -24,7 +24,7 @@ void test('RL series with units: update health per epoch, reward, staleness, upd
     { index: Uint32Array.of(1), value: Float32Array.of(1) },
   ]);
   const step = (c: number) => ({ ...csr, chosen: c, logprob: model.logProbs(csr)[c] ?? 0, temperature: 1 });
-  const u = new GrpoTrainer(model, new Adam(4, { lr: 2 }), { epochs: 2, trustKl: 0.01 }).update([
+  const u = new GrpoTrainer(model, new Adam(4, { lr: 2 }), { epochs: 2, minibatches: 1, trustKl: 0.01 }).update([
     { rewards: [1, 0, 0, 1], trajectories: [{ steps: [step(1), step(1)] }, { steps: [step(0)] }, { steps: [step(0), step(0)] }, { steps: [step(1)] }] },
   ]);
   const summary = make(RoundSummarySchema, {});

@@ -30,6 +30,8 @@ export interface RunReport {
   update_health: { round: number; epochs: { epoch: number; loss: number; clip_fraction: number; approx_kl: number; grad_norm: number; mean_ratio: number; learning_rate: number }[] }[];
   /** Clip fraction of the last PPO epoch over the run (mean and max over updates). */
   last_epoch_clip: { mean: number; max: number };
+  /** The update rule of the run (RunState.update); null when the learner did not say. */
+  update_rule: { ppo_epochs: number; minibatches: number; clip_low: number; clip_high: number; learning_rate: number; trust_kl: number } | null;
   /** Behaviour-cloning warm-up before RL (demo --warmup). */
   warmup?: WarmupReport;
   /** Per round: success, success by difficulty and by suite, terminations and exclusions (for the plots). */
@@ -118,6 +120,9 @@ export function buildReport(s: RunState, wallS: number): RunReport {
   return {
     update_health: health,
     last_epoch_clip: { mean: r4(mean(lastClips)), max: r4(Math.max(0, ...lastClips)) },
+    update_rule: s.update
+      ? { ppo_epochs: s.update.ppoEpochs, minibatches: s.update.minibatches, clip_low: s.update.clipLow, clip_high: s.update.clipHigh, learning_rate: s.update.learningRate, trust_kl: s.update.trustKl }
+      : null,
     run_id: s.runId,
     // The last round's number + 1: on a long run RunState.rounds holds old rounds thinned.
     rounds: s.rounds.length > 0 ? Number(s.rounds[s.rounds.length - 1]?.round ?? 0n) + 1 : 0,
@@ -294,9 +299,9 @@ By fault (site: counts against the host; uncertain: the site, the network or a s
 | --- | --- |
 ${table(r.excluded_by_fault)}
 
-## Update health (per PPO epoch: loss, clip fraction, approximate KL before the epoch, gradient norm, mean ratio, effective learning rate)
+## Update health (per PPO epoch: loss, clip fraction, approximate KL before each minibatch's step, gradient norm, mean ratio, effective learning rate)
 
-Clip fraction of the last epoch: mean ${(r.last_epoch_clip.mean * 100).toFixed(1)} %, max ${(r.last_epoch_clip.max * 100).toFixed(1)} %.
+${r.update_rule ? `Update rule: ${r.update_rule.ppo_epochs} epoch(s) × ${r.update_rule.minibatches} minibatch(es), one Adam step each (lr ${r.update_rule.learning_rate || 'trainer default'}), clip ${r.update_rule.clip_low}/${r.update_rule.clip_high}, KL trust region ${r.update_rule.trust_kl || 'off'} per minibatch.\n\n` : ''}Clip fraction of the last epoch: mean ${(r.last_epoch_clip.mean * 100).toFixed(1)} %, max ${(r.last_epoch_clip.max * 100).toFixed(1)} %.
 
 | round | epoch | loss | clip | KL | grad norm | mean ratio | lr |
 | --- | --- | --- | --- | --- | --- | --- | --- |
