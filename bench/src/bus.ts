@@ -125,6 +125,7 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
     },
     captured,
   );
+  process.stderr.write(`bench bus: owrl figures ${JSON.stringify(owrl)}\n`);
   if (captured.requests.length === 0 || captured.trajectories.length === 0 || captured.scored.length === 0) throw new Error('no messages captured from the owrl run');
   process.stderr.write(`bench bus: owrl ${owrl.traj_per_s} trajectories/s; raw JetStream, the same bytes through the same three hops\n`);
   const raw = await rawRate(captured, messages);
@@ -141,6 +142,7 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
     owrl_learner_cpu_pct: owrl.learner_cpu_pct,
     owrl_judge_cpu_pct: owrl.judge_cpu_pct,
     owrl_nats_cpu_pct: owrl.nats_cpu_pct,
+    owrl_actors_cpu_pct: owrl.actors_cpu_pct,
     lost: owrl.lost,
     dup: owrl.dup,
     ratio: r2(owrl.traj_per_s / raw),
