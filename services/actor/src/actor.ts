@@ -213,7 +213,7 @@ export class Actor {
           },
           req,
         );
-        const trajectory = buildTrajectory({ request: req, actorId: this.d.config.actorId, policyVersion, result, startedAtMs: started, actorRssBytes: process.memoryUsage().rss });
+        const trajectory = buildTrajectory({ request: req, actorId: this.d.config.actorId, policyVersion, result, startedAtMs: started, actorRssBytes: process.memoryUsage.rss() });
         for (const st of trajectory.steps) {
           const ref = refs.get(st.index);
           if (ref) st.screenshot = ref;
