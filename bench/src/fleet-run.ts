@@ -104,6 +104,8 @@ export interface Captured {
 }
 
 const MIB = 1024 * 1024;
+/** Deadline of a run-state call: a loaded machine has taken over 10 s to answer one. */
+const RUN_STATE_TIMEOUT_MS = 30_000;
 const r2 = (x: number): number => Number(x.toFixed(2));
 const meanOf = (xs: number[]): number => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
@@ -288,7 +290,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     }
 
     const learnerMetrics0 = await metrics(system, 'learner');
-    const s0 = counters(await system.runState(10_000));
+    const s0 = counters(await system.runState(RUN_STATE_TIMEOUT_MS));
     const actorTicks = (): number => actorNames.reduce((a, n) => a + procStat(system.process(n).pid).cpuTicks, 0);
     const cpu0 = { learner: procStat(system.process('learner').pid).cpuTicks, judge: procStat(system.process('judge').pid).cpuTicks, nats: procStat(npid).cpuTicks, actors: actorTicks() };
     const t0 = Date.now();
@@ -304,7 +306,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     }
     const t1 = Date.now();
     observe = false;
-    const state1 = await system.runState(10_000);
+    const state1 = await system.runState(RUN_STATE_TIMEOUT_MS);
     const s1 = counters(state1);
     // Updates that ended in the window: the learner takes nothing in while it trains and publishes.
     const rounds = state1.rounds.slice(Math.max(0, state1.rounds.length - ((s1['updates'] ?? 0) - (s0['updates'] ?? 0))));
@@ -347,12 +349,12 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     const stream = (await jsm.streams.info('OWRL_TRAJ')).state.messages;
     const target = Math.max(stream, published.size);
     const arrived = (c: Record<string, number>) => (c['scoredIngested'] ?? 0) + (c['lateDropped'] ?? 0);
-    let last = counters(await system.runState(10_000));
+    let last = counters(await system.runState(RUN_STATE_TIMEOUT_MS));
     try {
       await waitUntil(
         `the learner to take in the ${target} trajectories the actors published`,
         async () => {
-          last = counters(await system.runState(10_000));
+          last = counters(await system.runState(RUN_STATE_TIMEOUT_MS));
           return arrived(last) >= target ? true : undefined;
         },
         { timeoutMs: o.drainS * 1000, intervalMs: 1000 },
@@ -362,7 +364,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     }
     // A redelivery still on its way would show up as a duplicate: give it a moment.
     await new Promise((r) => setTimeout(r, 2000));
-    last = counters(await system.runState(10_000));
+    last = counters(await system.runState(RUN_STATE_TIMEOUT_MS));
     // Still on its way (a drain cut short): not yet judged, or judged and not yet taken in.
     const waiting = async (stream: string, consumer: string): Promise<number> => {
       try {
