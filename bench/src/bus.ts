@@ -7,6 +7,9 @@
 // the same three hops on a fresh nats-server with bare JetStream clients in this process: publish
 // with a message id, pull, publish the next hop's bytes, then ack (the services' publish-then-ack
 // order), with up to 256 publishes in flight per hop. ratio = owrl / raw (target ≥ 0.5).
+// The raw side does what owrl must at each hop: a publish with a message id (the stream's dedupe),
+// stored before the message that caused it is acked; its acks are plain (owrl's learner and actor
+// wait for the server's confirmation of theirs, which none of the guarantees needs).
 //   npm run bench -- bus [--slots 256] [--window 30] [--messages 4000] [--root DIR]
 // --root: a folder whose services/<name>/dist/src/main.js are run instead of this checkout's
 // (e.g. symlinks to another build of the learner), to compare before and after a change.
@@ -41,6 +44,21 @@ class Window {
   }
 }
 
+/**
+ * A publish with a message id, tried again (same id: the stream drops a copy) when no PubAck came
+ * in time, as owrl's publish does; a loaded machine otherwise ends the raw run on one timeout.
+ */
+async function publishRaw(bus: Bus, subject: string, data: Uint8Array, msgID: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await bus.js.publish(subject, data, { msgID, timeout: 5000 });
+      return;
+    } catch (e) {
+      if (attempt >= 3) throw new Error(`raw publish of ${msgID} to ${subject} failed ${attempt} times: ${(e as Error).message}`, { cause: e });
+    }
+  }
+}
+
 /** Consumes `n` messages of hop `i`; each is forwarded to hop i+1 (when there is one) and acked once that publish is stored. */
 async function hop(bus: Bus, i: number, n: number, next: Uint8Array[] | null): Promise<void> {
   const h = HOPS[i] as (typeof HOPS)[number];
@@ -48,23 +66,25 @@ async function hop(bus: Bus, i: number, n: number, next: Uint8Array[] | null): P
   const it = await c.consume({ max_messages: 1024 });
   const w = new Window();
   let got = 0;
+  let failed: Error | null = null;
   for await (const m of it) {
     const k = got++;
     if (next) {
       await w.enter();
       const to = HOPS[i + 1] as (typeof HOPS)[number];
       const msg: JsMsg = m;
-      void bus.js
-        .publish(to.subject, next[k % next.length] as Uint8Array, { msgID: `${to.subject}-${k}` })
+      void publishRaw(bus, to.subject, next[k % next.length] as Uint8Array, `${to.subject}-${k}`)
         .then(() => msg.ack())
+        .catch((e: unknown) => void (failed ??= e as Error))
         .finally(() => w.leave());
     } else {
       m.ack();
     }
-    if (got >= n) break;
+    if (got >= n || failed) break;
   }
   await w.drain();
   await it.close();
+  if (failed) throw failed;
 }
 
 /** Raw JetStream: `n` messages through the three hops; returns messages per second end to end. */
@@ -77,14 +97,20 @@ async function rawRate(captured: Captured, n: number): Promise<number> {
       await bus.jsm.consumers.add(h.stream, { durable_name: `raw_${i}`, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_ack_pending: 20_000, ack_wait: 60e9 });
     }
     const t0 = performance.now();
-    const consumers = [hop(bus, 0, n, captured.trajectories), hop(bus, 1, n, captured.scored), hop(bus, 2, n, null)];
+    const consumers = Promise.all([hop(bus, 0, n, captured.trajectories), hop(bus, 1, n, captured.scored), hop(bus, 2, n, null)]);
+    // Awaited below, after the requests are out; a hop failing before then is reported there.
+    consumers.catch(() => {});
     const w = new Window();
-    for (let k = 0; k < n; k++) {
+    let failed: Error | null = null;
+    for (let k = 0; k < n && !failed; k++) {
       await w.enter();
-      void bus.js.publish(HOPS[0].subject, captured.requests[k % captured.requests.length] as Uint8Array, { msgID: `req-${k}` }).finally(() => w.leave());
+      void publishRaw(bus, HOPS[0].subject, captured.requests[k % captured.requests.length] as Uint8Array, `req-${k}`)
+        .catch((e: unknown) => void (failed ??= e as Error))
+        .finally(() => w.leave());
     }
     await w.drain();
-    await Promise.all(consumers);
+    if (failed) throw failed;
+    await consumers;
     return n / ((performance.now() - t0) / 1000);
   } finally {
     await bus.close();
@@ -125,6 +151,7 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
     },
     captured,
   );
+  process.stderr.write(`bench bus: owrl figures ${JSON.stringify(owrl)}\n`);
   if (captured.requests.length === 0 || captured.trajectories.length === 0 || captured.scored.length === 0) throw new Error('no messages captured from the owrl run');
   process.stderr.write(`bench bus: owrl ${owrl.traj_per_s} trajectories/s; raw JetStream, the same bytes through the same three hops\n`);
   const raw = await rawRate(captured, messages);
@@ -141,6 +168,12 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
     owrl_learner_cpu_pct: owrl.learner_cpu_pct,
     owrl_judge_cpu_pct: owrl.judge_cpu_pct,
     owrl_nats_cpu_pct: owrl.nats_cpu_pct,
+    owrl_actors_cpu_pct: owrl.actors_cpu_pct,
+    // The learner takes nothing in while it trains and publishes weights: the share of the window
+    // that took, and the owrl rate over the rest of it (not the ratio: a diagnosis of where the
+    // time goes).
+    owrl_update_pct: owrl.update_pct,
+    owrl_traj_per_s_between_updates: owrl.update_pct < 100 ? r2(owrl.traj_per_s / (1 - owrl.update_pct / 100)) : 0,
     lost: owrl.lost,
     dup: owrl.dup,
     ratio: r2(owrl.traj_per_s / raw),

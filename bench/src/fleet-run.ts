@@ -63,6 +63,14 @@ export interface FleetFigures {
   ingest_lag_s: number;
   overhead_s: number;
   overhead_pct: number;
+  /** Updates that ended in the window. */
+  window_updates: number;
+  /** Share of the window the learner spent training and publishing weights (update_s + publish_s of those updates). */
+  update_pct: number;
+  /** Dispatched → taken by an actor slot (request queue and pull), mean seconds. */
+  queue_s: number;
+  /** The episode runner's own time, mean seconds (episode_s − runner_s: the slot's wait for the policy). */
+  runner_s: number;
   learner_rss_mib: number;
   judge_rss_mib: number;
   nats_rss_mib: number;
@@ -74,6 +82,8 @@ export interface FleetFigures {
   learner_pending_groups: number;
   judge_cpu_pct: number;
   nats_cpu_pct: number;
+  /** All the synthetic actor processes together, % of one core. */
+  actors_cpu_pct: number;
   js_storage_mib: number;
   js_bytes_per_traj: number;
   updates: number;
@@ -101,7 +111,10 @@ export interface Captured {
 }
 
 const MIB = 1024 * 1024;
+/** Deadline of a run-state call: a loaded machine has taken over 10 s to answer one. */
+const RUN_STATE_TIMEOUT_MS = 30_000;
 const r2 = (x: number): number => Number(x.toFixed(2));
+const meanOf = (xs: number[]): number => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 /** Task pool of the bench: answer-checked tasks over 50 hosts, ids fleet/<i>. */
 export function writeTasks(file: string, n = 400): void {
@@ -245,6 +258,10 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     let observe = false;
     const judgeLag: number[] = [];
     const episodeS: number[] = [];
+    // Dispatched → taken by an actor slot, and the episode runner's own time (the rest of the
+    // episode's time is the slot's wait for the policy the request requires).
+    const queueS: number[] = [];
+    const runnerS: number[] = [];
     const sub = nc.subscribe(`owrl.scored.${o.runId}`, {
       callback: (err, m) => {
         if (err || !observe) return;
@@ -253,6 +270,9 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
           const t = st.trajectory;
           if (!t || t.finishedAtMs === 0n) return;
           judgeLag.push(Number(st.judgedAtMs - t.finishedAtMs) / 1000);
+          const dispatched = t.request?.dispatchedAtMs ?? 0n;
+          if (dispatched > 0n) queueS.push(Number(t.startedAtMs - dispatched) / 1000);
+          runnerS.push((t.diagnostics?.wallMs ?? 0) / 1000);
           if (t.termination?.class !== 5) episodeS.push(Number(t.finishedAtMs - t.startedAtMs) / 1000);
         } catch {
           // not a scored trajectory
@@ -294,8 +314,9 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     }
 
     const learnerMetrics0 = await metrics(system, 'learner');
-    const s0 = counters(await system.runState(10_000));
-    const cpu0 = { learner: procStat(system.process('learner').pid).cpuTicks, judge: procStat(system.process('judge').pid).cpuTicks, nats: procStat(npid).cpuTicks };
+    const s0 = counters(await system.runState(RUN_STATE_TIMEOUT_MS));
+    const actorTicks = (): number => actorNames.reduce((a, n) => a + procStat(system.process(n).pid).cpuTicks, 0);
+    const cpu0 = { learner: procStat(system.process('learner').pid).cpuTicks, judge: procStat(system.process('judge').pid).cpuTicks, nats: procStat(npid).cpuTicks, actors: actorTicks() };
     const t0 = Date.now();
     observe = true;
     const busy: number[] = [];
@@ -309,10 +330,15 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     }
     const t1 = Date.now();
     observe = false;
-    const s1 = counters(await system.runState(10_000));
+    const state1 = await system.runState(RUN_STATE_TIMEOUT_MS);
+    const s1 = counters(state1);
+    // Updates that ended in the window: the learner takes nothing in while it trains and publishes.
+    const rounds = state1.rounds.slice(Math.max(0, state1.rounds.length - ((s1['updates'] ?? 0) - (s0['updates'] ?? 0))));
+    const updateS = rounds.reduce((a, r) => a + r.updateS + r.publishS, 0);
     const learnerMetrics1 = await metrics(system, 'learner');
-    const ticks = (k: 'learner' | 'judge' | 'nats', pid: number | undefined) => ((procStat(pid).cpuTicks - cpu0[k]) / 100 / ((t1 - t0) / 1000)) * 100;
-    const cpu = { learner: ticks('learner', system.process('learner').pid), judge: ticks('judge', system.process('judge').pid), nats: ticks('nats', npid) };
+    const pct = (k: keyof typeof cpu0, now: number) => ((now - cpu0[k]) / 100 / ((t1 - t0) / 1000)) * 100;
+    const ticks = (k: 'learner' | 'judge' | 'nats', pid: number | undefined) => pct(k, procStat(pid).cpuTicks);
+    const cpu = { learner: ticks('learner', system.process('learner').pid), judge: ticks('judge', system.process('judge').pid), nats: ticks('nats', npid), actors: pct('actors', actorTicks()) };
     const windowS = (t1 - t0) / 1000;
     const ingestedWindow = (s1['scoredIngested'] ?? 0) - (s0['scoredIngested'] ?? 0);
     const rate = ingestedWindow / windowS;
@@ -347,12 +373,12 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     const stream = (await jsm.streams.info('OWRL_TRAJ')).state.messages;
     const target = Math.max(stream, published.size);
     const arrived = (c: Record<string, number>) => (c['scoredIngested'] ?? 0) + (c['lateDropped'] ?? 0);
-    let last = counters(await system.runState(10_000));
+    let last = counters(await system.runState(RUN_STATE_TIMEOUT_MS));
     try {
       await waitUntil(
         `the learner to take in the ${target} trajectories the actors published`,
         async () => {
-          last = counters(await system.runState(10_000));
+          last = counters(await system.runState(RUN_STATE_TIMEOUT_MS));
           return arrived(last) >= target ? true : undefined;
         },
         { timeoutMs: o.drainS * 1000, intervalMs: 1000 },
@@ -362,7 +388,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     }
     // A redelivery still on its way would show up as a duplicate: give it a moment.
     await new Promise((r) => setTimeout(r, 2000));
-    last = counters(await system.runState(10_000));
+    last = counters(await system.runState(RUN_STATE_TIMEOUT_MS));
     // Still on its way (a drain cut short): not yet judged, or judged and not yet taken in.
     // A read that fails (a nats-server starved on a loaded machine times out) is retried: read as 0 it
     // would count what is still on its way as lost.
@@ -414,6 +440,10 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
       ingest_lag_s: r2(il),
       overhead_s: r2(overhead),
       overhead_pct: episodes > 0 ? r2((100 * overhead) / episodes) : 0,
+      window_updates: rounds.length,
+      update_pct: r2((100 * updateS) / windowS),
+      queue_s: r2(meanOf(queueS)),
+      runner_s: r2(meanOf(runnerS)),
       learner_rss_mib: Math.round(rss.learner),
       judge_rss_mib: Math.round(rss.judge),
       nats_rss_mib: Math.round(rss.nats),
@@ -424,6 +454,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
       learner_pending_groups: metricSum(learnerMetrics1, 'owrl_learner_pending_groups'),
       judge_cpu_pct: Math.round(cpu.judge),
       nats_cpu_pct: Math.round(cpu.nats),
+      actors_cpu_pct: Math.round(cpu.actors),
       js_storage_mib: r2(storage / MIB),
       js_bytes_per_traj: stored > 0 ? Math.round(storage / stored) : 0,
       updates: last['updates'] ?? 0,

@@ -114,7 +114,7 @@ export async function consume<Desc extends DescMessage>(ctx: BusContext, opts: C
       `consume option workingIntervalMs=${workingIntervalMs} must be below the ack_wait (${ackWaitMs} ms) of ${opts.stream}/${opts.consumer}`,
     );
   }
-  const deps: DeliveryDeps = { ctx, consumer: opts.consumer, termReasons: serverTakesTermReason(ctx), ackTimeoutMs };
+  const deps: DeliveryDeps = { ctx, consumer: opts.consumer, termReasons: serverTakesTermReason(ctx), ackTimeoutMs, workingMinGapMs: Math.floor(ackWaitMs / 10) };
   const stats: ConsumeStats = { handled: 0, failed: 0, deadLettered: 0 };
 
   const deadLetter = async (d: DeliveryImpl<unknown>, detail: string, reason: DlqReason): Promise<void> => {

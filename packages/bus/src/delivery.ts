@@ -9,6 +9,8 @@ import { BusError, BusErrorCode } from './errors.js';
 export interface Delivery<T> {
   /** The decoded message. */
   readonly value: T;
+  /** The message's bytes as delivered (a service forwarding them embeds them unencoded again). */
+  readonly data: Uint8Array;
   readonly stream: string;
   readonly consumer: string;
   readonly subject: string;
@@ -34,7 +36,11 @@ export interface Delivery<T> {
    * When the DLQ publish fails it naks instead (so it is not lost) and rethrows.
    */
   term(reason: string): Promise<void>;
-  /** Resets the ack_wait clock (the bus also sends it periodically while the handler runs). */
+  /**
+   * Resets the ack_wait clock (the bus also sends it periodically while the handler runs). A call
+   * within a tenth of the ack_wait of the delivery or of the last one sent is not sent again (an
+   * actor calls it every step; the clock is reset often enough either way).
+   */
   working(): void;
 }
 
@@ -44,10 +50,14 @@ export interface DeliveryDeps {
   /** Whether the server takes a reason with +TERM (2.11+). */
   termReasons: boolean;
   ackTimeoutMs: number;
+  /** working() calls closer than this to the delivery or to the last one sent are not sent (a tenth of the ack_wait). */
+  workingMinGapMs: number;
 }
 
 export class DeliveryImpl<T> implements Delivery<T> {
   private state: 'open' | 'acked' | 'naked' | 'termed' = 'open';
+  /** When the ack_wait clock was last reset by this client (the delivery, or a working() sent). */
+  private resetAt = performance.now();
 
   constructor(
     readonly value: T,
@@ -63,6 +73,9 @@ export class DeliveryImpl<T> implements Delivery<T> {
   }
   get subject(): string {
     return this.m.subject;
+  }
+  get data(): Uint8Array {
+    return this.m.data;
   }
   get seq(): number {
     return this.m.seq;
@@ -114,6 +127,10 @@ export class DeliveryImpl<T> implements Delivery<T> {
   }
 
   working(): void {
-    if (this.state === 'open') this.m.working();
+    if (this.state !== 'open') return;
+    const now = performance.now();
+    if (now - this.resetAt < this.deps.workingMinGapMs) return;
+    this.resetAt = now;
+    this.m.working();
   }
 }

@@ -1,8 +1,8 @@
 // Pure parts of the bus: subject helpers, topology resolution, nak backoff, KV key encoding,
-// dead-letter headers and publish error mapping. No server.
+// dead-letter headers, publish error mapping and the throttle of Delivery.working(). No server.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { JetStreamApiError } from '@nats-io/jetstream';
+import { JetStreamApiError, type JsMsg } from '@nats-io/jetstream';
 import { headers, RequestError, NoRespondersError, TimeoutError } from '@nats-io/nats-core';
 import {
   BusError,
@@ -28,6 +28,8 @@ import {
   trajSubject,
 } from '../src/index.js';
 import { publishError } from '../src/publish.js';
+import type { BusContext } from '../src/context.js';
+import { DeliveryImpl, type DeliveryDeps } from '../src/delivery.js';
 import { configDiff } from '../src/jsm-ensure.js';
 
 void describe('subject helpers', () => {
@@ -204,5 +206,33 @@ void describe('isBrokerUnavailable', () => {
     ]) {
       assert.equal(isBrokerUnavailable(e), false, String(e));
     }
+  });
+});
+
+void describe('Delivery.working()', () => {
+  // A stand-in for the delivered message that counts the working() signals sent to the server.
+  const delivered = () => {
+    const m = { sent: 0, data: new Uint8Array([1, 2, 3]), working: () => void m.sent++ };
+    return m;
+  };
+  const deps = (workingMinGapMs: number): DeliveryDeps => ({ ctx: {} as BusContext, consumer: 'c', termReasons: false, ackTimeoutMs: 1000, workingMinGapMs });
+
+  void it('is not sent again within the gap of the delivery (an actor calls it every step)', () => {
+    const m = delivered();
+    const d = new DeliveryImpl('v', m as unknown as JsMsg, deps(3_600_000));
+    for (let i = 0; i < 50; i++) d.working();
+    assert.equal(m.sent, 0);
+    assert.deepEqual(d.data, new Uint8Array([1, 2, 3]));
+  });
+
+  void it('is sent on every call without a gap, and never after the message is settled', () => {
+    const m = delivered();
+    const d = new DeliveryImpl('v', m as unknown as JsMsg, deps(0));
+    for (let i = 0; i < 5; i++) d.working();
+    assert.equal(m.sent, 5);
+    (m as unknown as { nak: () => void }).nak = () => {};
+    d.nak();
+    d.working();
+    assert.equal(m.sent, 5);
   });
 });

@@ -6,6 +6,7 @@ import type { EpisodeHooks, EpisodePolicy, EpisodeResult, EpisodeSpec } from '@o
 import { hostOf, mulberry32, REASON_HOST_BLACKLISTED, REASON_POLICY_BEHIND } from '@owrl/core';
 import {
   DiagnosticsSchema,
+  encode,
   make,
   RolloutRequestSchema,
   TerminationClass,
@@ -212,7 +213,7 @@ export class Actor {
           },
           req,
         );
-        const trajectory = buildTrajectory({ request: req, actorId: this.d.config.actorId, policyVersion, result, startedAtMs: started, actorRssBytes: process.memoryUsage().rss });
+        const trajectory = buildTrajectory({ request: req, actorId: this.d.config.actorId, policyVersion, result, startedAtMs: started, actorRssBytes: process.memoryUsage.rss() });
         for (const st of trajectory.steps) {
           const ref = refs.get(st.index);
           if (ref) st.screenshot = ref;
@@ -241,20 +242,20 @@ export class Actor {
     return Math.max(1024, Math.floor(limit * 0.95) - 512);
   }
 
-  /** `t` fitted under `limit` (trimmed, or replaced by a trajectory_too_large failure). */
-  private fit(t: Trajectory, limit: number, log: Logger): Trajectory {
+  /** `t` fitted under `limit` (trimmed, or replaced by a trajectory_too_large failure), with its encoding (encoded once: the publish sends these bytes). */
+  private fit(t: Trajectory, limit: number, log: Logger): { t: Trajectory; data: Uint8Array } {
     const fit = fitPayload(t, limit);
     if (fit.fits) {
       if (fit.trimmed.length > 0) {
         this.m.trimmed.inc();
         log.warn({ bytes: fit.bytes, limit, trimmed: fit.trimmed }, 'trajectory trimmed to fit the bus payload limit');
       }
-      return t;
+      return { t, data: fit.data };
     }
     this.m.tooLarge.inc();
     const failure = tooLargeFailure(t, fit.bytes, limit);
     log.error({ bytes: fit.bytes, limit, trimmed: fit.trimmed, steps: t.steps.length }, 'trajectory too large for the bus even after trimming; published as SANDBOX_ERROR trajectory_too_large');
-    return failure;
+    return { t: failure, data: encode(TrajectorySchema, failure) };
   }
 
   /**
@@ -268,12 +269,12 @@ export class Actor {
    */
   private async publishDurably(trajectory: Trajectory, delivery: Delivery<RolloutRequest>, log: Logger): Promise<Trajectory> {
     let limit = this.payloadLimit();
-    let t = this.fit(trajectory, limit, log);
+    let { t, data } = this.fit(trajectory, limit, log);
     const deadline = Date.now() + this.d.config.publishRetryMs;
     const subject = trajSubject(t.request?.runId ?? delivery.value.runId);
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.d.bus.publish(subject, TrajectorySchema, t, { msgId: t.trajectoryId });
+        await this.d.bus.publishBytes(subject, data, { msgId: t.trajectoryId });
         if (attempt > 1) log.info({ attempts: attempt }, 'trajectory published after retries');
         return t;
       } catch (e) {
@@ -281,7 +282,7 @@ export class Actor {
         if (isBusError(e, BusErrorCode.PayloadTooLarge) && limit > 1024) {
           limit = Math.max(1024, Math.floor(limit / 2));
           log.warn({ err: e, limit }, 'trajectory refused as too large; fitting it under a smaller limit');
-          t = this.fit(t, limit, log);
+          ({ t, data } = this.fit(t, limit, log));
         } else if (isBusError(e, BusErrorCode.Closed) || Date.now() >= deadline) {
           this.m.publishFailures.inc({ code });
           log.error({ err: e, attempts: attempt }, 'trajectory could not be published; the request goes back to the queue');

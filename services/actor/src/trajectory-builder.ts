@@ -113,6 +113,8 @@ export interface FitResult {
   bytes: number;
   trimmed: string[];
   fits: boolean;
+  /** The encoding of `t` as it is now (`bytes` long): what is published, so it is not encoded twice. */
+  data: Uint8Array;
 }
 
 /** Longest reasoning or raw policy output a step keeps once step text has to be cut. */
@@ -133,7 +135,7 @@ function cut(s: string, n: number): string {
  */
 export function fitPayload(t: Trajectory, maxBytes: number): FitResult {
   const trimmed: string[] = [...t.trimmed];
-  let size = encode(TrajectorySchema, t).length;
+  let data = encode(TrajectorySchema, t);
   const stages: Array<[string, () => boolean]> = [
     [
       'final_screenshot',
@@ -197,13 +199,13 @@ export function fitPayload(t: Trajectory, maxBytes: number): FitResult {
     ],
   ];
   for (const [name, drop] of stages) {
-    if (size <= maxBytes) break;
+    if (data.length <= maxBytes) break;
     if (!drop()) continue;
     if (!trimmed.includes(name)) trimmed.push(name);
     t.trimmed = trimmed;
-    size = encode(TrajectorySchema, t).length;
+    data = encode(TrajectorySchema, t);
   }
-  return { bytes: size, trimmed, fits: size <= maxBytes };
+  return { bytes: data.length, trimmed, fits: data.length <= maxBytes, data };
 }
 
 /**

@@ -268,7 +268,10 @@ void test('fitPayload leaves out parts in order and names each', () => {
   const t = make(TrajectorySchema, { trajectoryId: 'r/0/0/0/0', finalScreenshot: new Uint8Array(10_000) });
   const fit = fitPayload(t, 5000);
   assert.deepEqual([fit.fits, fit.trimmed, t.trimmed], [true, ['final_screenshot'], ['final_screenshot']]);
+  // The bytes it hands back are those of the trajectory as trimmed (what the actor publishes).
+  assert.deepEqual(fit.data, encode(TrajectorySchema, t));
+  assert.equal(fit.bytes, fit.data.length);
   const small = make(TrajectorySchema, { trajectoryId: 'r/0/0/0/1' });
-  assert.deepEqual(fitPayload(small, 5000), { bytes: encode(TrajectorySchema, small).length, trimmed: [], fits: true });
+  assert.deepEqual(fitPayload(small, 5000), { bytes: encode(TrajectorySchema, small).length, trimmed: [], fits: true, data: encode(TrajectorySchema, small) });
   assert.equal(fitPayload(make(TrajectorySchema, { trajectoryId: 'x'.repeat(3000) }), 1000).fits, false);
 });

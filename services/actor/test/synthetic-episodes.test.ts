@@ -89,6 +89,22 @@ void test('bad options are refused naming the option', () => {
   assert.throws(() => new SyntheticEpisodes({ minSteps: 0 }), /minSteps=0/);
 });
 
+void test('an episode compressed below 1 ms a step waits once, and still runs every step and its hook', async () => {
+  const syn = new SyntheticEpisodes({ speedup: 1e6, shotBytes: 0 });
+  const req = request(7, 15);
+  const plan = planEpisode(req, syn.options);
+  assert.ok((plan.waitS * 1000) / plan.steps < 1, 'compressed below the timers resolution');
+  const hooked: number[] = [];
+  const r = await syn.runEpisode(
+    { startUrl: req.task?.startUrl ?? '', instruction: '', maxSteps: 15, finalScreenshot: false, stepScreenshots: false },
+    { needsScreenshot: false, decide: () => Promise.reject(new Error('a synthetic episode asks no policy')) },
+    { onStep: (s) => void hooked.push(s.index) },
+    req,
+  );
+  assert.equal(r.steps.length, plan.steps);
+  assert.deepEqual(hooked, Array.from({ length: plan.steps }, (_, i) => i));
+});
+
 let nats: NatsServer;
 let bus: Bus;
 let site: http.Server;

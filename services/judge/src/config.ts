@@ -1,5 +1,5 @@
 // Configuration of the judge process from environment variables, with errors naming the variable:
-// OWRL_JUDGE_VERSION, OWRL_JUDGE_CONCURRENCY, OWRL_JUDGE_TIMEOUT_MS, and the judge model: OWRL_JUDGE_MODEL (model folder; none = verifiers only), OWRL_JUDGE_DEVICE
+// OWRL_JUDGE_VERSION, OWRL_JUDGE_CONCURRENCY (64 with verifiers only, 8 with a judge model), OWRL_JUDGE_TIMEOUT_MS, and the judge model: OWRL_JUDGE_MODEL (model folder; none = verifiers only), OWRL_JUDGE_DEVICE
 // (auto | cuda | cpu), OWRL_JUDGE_THRESHOLD, OWRL_JUDGE_WORKERS, OWRL_JUDGE_THREADS,
 // OWRL_JUDGE_MAX_BATCH, OWRL_JUDGE_SHADOW (default true when a model is set); or the judge model
 // behind an OpenAI-compatible API: OWRL_JUDGE_BACKEND (onnx | api; default: whichever of
@@ -153,7 +153,9 @@ export function readConfig(env: Env): JudgeConfig {
   }
   return {
     judgeVersion: envString('OWRL_JUDGE_VERSION', 'verifier-1', env),
-    concurrency: envInt('OWRL_JUDGE_CONCURRENCY', 8, env, 1),
+    // Verifiers only: a trajectory is judged in microseconds and the slot waits mostly on the bus
+    // (publish, ack), so many are held at once; a judge model bounds it to what the model serves.
+    concurrency: envInt('OWRL_JUDGE_CONCURRENCY', backend === 'none' ? 64 : 8, env, 1),
     // An API call may need a retry or two inside the budget: a longer default there.
     timeoutMs: envInt('OWRL_JUDGE_TIMEOUT_MS', backend === 'api' ? 30_000 : 10_000, env, 1),
     model,

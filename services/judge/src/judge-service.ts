@@ -30,6 +30,7 @@ import {
 } from '@owrl/judge-core';
 import { ScoredTrajectorySchema, TrajectorySchema, clone, verdictSourceName, type ScoredTrajectory, type Trajectory } from '@owrl/proto';
 import { createJudgeMetrics, type JudgeMetrics } from './judge-metrics.js';
+import { encodeScoredWith } from './scored-bytes.js';
 
 export interface JudgeServiceOptions {
   bus: Bus;
@@ -82,6 +83,8 @@ export class JudgeService {
   readonly #shadow: VerdictProvider | undefined;
   readonly #published: LruSet;
   readonly #inFlight = new Set<string>();
+  /** Acks sent whose confirmation has not come back yet (stop() waits for them). */
+  readonly #acking = new Set<Promise<void>>();
   readonly #now: () => number;
   readonly #pullExpiresMs: number | undefined;
   #handle: ConsumeHandle | null = null;
@@ -134,11 +137,12 @@ export class JudgeService {
     this.#log.info({ judgeVersion: this.#judgeVersion, concurrency: this.#concurrency, timeoutMs: this.#timeoutMs }, 'judge consuming');
   }
 
-  /** Stops pulling and waits for in-flight trajectories to be published and acked. */
+  /** Stops pulling and waits for in-flight trajectories to be published and acked (and the acks confirmed). */
   async stop(): Promise<void> {
     const h = this.#handle;
     if (!h) return;
     await h.stop();
+    await Promise.all([...this.#acking]);
     this.#handle = null;
     this.#log.info({ ...this.stats }, 'judge stopped');
   }
@@ -156,7 +160,7 @@ export class JudgeService {
     const log = this.#log.child({ trajectory: id, run: traj.request?.runId ?? '' });
     if (this.#published.has(id)) {
       this.#duplicate(log, d, 'already published');
-      await this.#ack(log, d);
+      this.#ack(log, d);
       return;
     }
     if (this.#inFlight.has(id)) {
@@ -185,7 +189,7 @@ export class JudgeService {
           'trajectory judged',
         );
       }
-      await this.#ack(log, d);
+      this.#ack(log, d);
     } finally {
       this.#inFlight.delete(id);
     }
@@ -224,7 +228,8 @@ export class JudgeService {
    */
   async #publish(log: Logger, d: Delivery<Trajectory>, subject: string, scored: ScoredTrajectory, id: string): Promise<boolean | null> {
     try {
-      return (await this.#bus.publish(subject, ScoredTrajectorySchema, scored, { msgId: id })).duplicate;
+      // The trajectory goes out as the bytes it came in (scored.trajectory is their decoding): not encoded again.
+      return (await this.#bus.publishBytes(subject, encodeScoredWith(scored, d.data), { msgId: id })).duplicate;
     } catch (e) {
       if (!isBusError(e, BusErrorCode.PayloadTooLarge)) {
         this.stats.publishFailures++;
@@ -260,13 +265,17 @@ export class JudgeService {
     log.info({ deliveries: d.deliveryCount, seq: d.seq, why }, 'duplicate trajectory dropped');
   }
 
-  async #ack(log: Logger, d: Delivery<Trajectory>): Promise<void> {
-    try {
-      await d.ack();
-    } catch (e) {
-      // Already published: a redelivery will be recognised as a duplicate.
+  /**
+   * Acks (the scored trajectory is already stored) and frees the slot at once: the server's
+   * confirmation is awaited aside (stop() waits for it), not by the next trajectory. An ack lost
+   * on the way only brings the trajectory back, and the redelivery is recognised as a duplicate.
+   */
+  #ack(log: Logger, d: Delivery<Trajectory>): void {
+    const p = d.ack().catch((e: unknown) => {
       log.warn({ err: (e as Error).message }, 'ack not confirmed; a redelivery will be deduplicated');
-    }
+    });
+    this.#acking.add(p);
+    void p.finally(() => this.#acking.delete(p));
   }
 
   #count(outcome: JudgeOutcome): void {

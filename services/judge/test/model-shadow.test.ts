@@ -132,10 +132,13 @@ void test('model verdicts for unverified tasks, shadow verdicts and calibration 
 });
 
 void test('readConfig: the judge model settings', () => {
-  assert.deepEqual(readConfig({}), { judgeVersion: 'verifier-1', concurrency: 8, timeoutMs: 10_000, model: undefined, api: undefined });
+  assert.deepEqual(readConfig({}), { judgeVersion: 'verifier-1', concurrency: 64, timeoutMs: 10_000, model: undefined, api: undefined });
   const m = readConfig({ OWRL_JUDGE_MODEL: '/models/judge', OWRL_JUDGE_DEVICE: 'cpu', OWRL_JUDGE_THRESHOLD: '0.7', OWRL_JUDGE_SHADOW: 'false' }).model;
   assert.deepEqual(m, { dir: '/models/judge', device: 'cpu', threshold: 0.7, workers: 1, threads: 0, maxBatch: 8, shadow: false });
   assert.equal(readConfig({ OWRL_JUDGE_MODEL: '/m' }).model?.shadow, true);
+  // A model bounds the trajectories judged at once to what it serves; verifiers alone hold many.
+  assert.equal(readConfig({ OWRL_JUDGE_MODEL: '/m' }).concurrency, 8);
+  assert.equal(readConfig({ OWRL_JUDGE_MODEL: '/m', OWRL_JUDGE_CONCURRENCY: '16' }).concurrency, 16);
   assert.throws(() => readConfig({ OWRL_JUDGE_MODEL: '/m', OWRL_JUDGE_DEVICE: 'tpu' }), /OWRL_JUDGE_DEVICE="tpu" must be one of auto, cuda, cpu/);
   assert.throws(() => readConfig({ OWRL_JUDGE_MODEL: '/m', OWRL_JUDGE_THRESHOLD: '1.5' }), /OWRL_JUDGE_THRESHOLD=1.5/);
 });
