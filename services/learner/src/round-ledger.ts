@@ -512,20 +512,25 @@ export class RoundLedger {
         fate: g.fate === 'abandoned' ? 'abandoned' : 'pending',
         rewards: [],
         advantages: [],
-        samples: g.samples.map((s) => ({
-          sample: s.sample,
-          attempt: s.attempt,
-          trajectoryId: s.trajectoryId,
-          outstanding: [...s.outstanding],
-          status: s.status,
-          ...(s.acceptedId ? { acceptedId: s.acceptedId } : {}),
-          excludedReasons: [...s.excludedReasons],
-        })),
+        samples: g.samples.map(slotCopy),
       });
     }
     for (const g of l.groups.values()) if (g.fate === 'abandoned') l.decidedOrder.push(g);
     return l;
   }
+}
+
+/** A slot's saved fields, copied (the scored trajectory is not part of the round file). */
+function slotCopy(s: SlotJson): SlotJson {
+  return {
+    sample: s.sample,
+    attempt: s.attempt,
+    trajectoryId: s.trajectoryId,
+    outstanding: [...s.outstanding],
+    status: s.status,
+    ...(s.acceptedId ? { acceptedId: s.acceptedId } : {}),
+    excludedReasons: [...s.excludedReasons],
+  };
 }
 
 /** A group as saved (fates other than abandoned are decided again when the payloads come back). */
@@ -535,14 +540,6 @@ function groupToJson(g: GroupState, withTask: boolean): GroupJson {
     round: g.round,
     ...(withTask ? { task: toJson(TaskSchema, g.task) } : {}),
     fate: g.fate === 'abandoned' ? 'abandoned' : 'pending',
-    samples: g.samples.map((s) => ({
-      sample: s.sample,
-      attempt: s.attempt,
-      trajectoryId: s.trajectoryId,
-      outstanding: [...s.outstanding],
-      status: s.status,
-      ...(s.acceptedId ? { acceptedId: s.acceptedId } : {}),
-      excludedReasons: [...s.excludedReasons],
-    })),
+    samples: g.samples.map(slotCopy),
   };
 }
