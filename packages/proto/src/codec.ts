@@ -1,6 +1,7 @@
 // Binary encode/decode of the wire messages with schema-version enforcement: every top-level
 // message carries `schema_version` (its major version); a decoder rejects majors it does not know.
 import { create, fromBinary, toBinary, toJson, type DescMessage, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { ProtoError, ProtoErrorCode } from './errors.js';
 
 /** Major schema version written by this build and the only one its decoders accept. */
@@ -25,6 +26,24 @@ export function encode<Desc extends DescMessage>(schema: Desc, msg: MessageShape
     (msg as unknown as Versioned).schemaVersion = SCHEMA_VERSION;
   }
   return toBinary(schema, msg);
+}
+
+/**
+ * Encodes `msg` with the message field `field` taken from `fieldBytes` (that field's encoding as
+ * received) instead of encoding its value again: a service forwarding a large message it was
+ * delivered sends its bytes unchanged, unknown fields included. Protobuf reads a field wherever it
+ * stands, so the result decodes exactly as the full encoding when `msg[field]` is the decoding of
+ * `fieldBytes`.
+ */
+export function encodeWithField<Desc extends DescMessage>(schema: Desc, msg: MessageShape<Desc>, field: string, fieldBytes: Uint8Array): Uint8Array {
+  const f = schema.fields.find((x) => x.localName === field);
+  if (!f || f.fieldKind !== 'message') throw new TypeError(`${schema.typeName} has no message field ${JSON.stringify(field)}`);
+  const head = encode(schema, { ...msg, [field]: undefined } as MessageShape<Desc>);
+  const tail = new BinaryWriter().tag(f.number, WireType.LengthDelimited).bytes(fieldBytes).finish();
+  const out = new Uint8Array(head.length + tail.length);
+  out.set(head, 0);
+  out.set(tail, head.length);
+  return out;
 }
 
 /**

@@ -144,7 +144,7 @@ export * as reflection from './gen/grpc/reflection/v1/reflection_pb.js';
 export { ReflectionIndex } from './reflection.js';
 export { create, clone, equals, toJson, fromJson, toBinary, fromBinary } from '@bufbuild/protobuf';
 export type { MessageShape, MessageInitShape, DescMessage, JsonValue } from '@bufbuild/protobuf';
-export { SCHEMA_VERSION, decode, encode, make } from './codec.js';
+export { SCHEMA_VERSION, decode, encode, encodeWithField, make } from './codec.js';
 export { ProtoError, ProtoErrorCode, isProtoError } from './errors.js';
 export {
   encodeOnce,

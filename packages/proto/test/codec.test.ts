@@ -4,6 +4,8 @@ import { toBinary } from '@bufbuild/protobuf';
 import {
   decode,
   encode,
+  encodeWithField,
+  equals,
   isProtoError,
   make,
   RolloutRequestSchema,
@@ -77,4 +79,15 @@ void test('the grpc definition of Learner has the paths and streaming flags of t
   const back = def['getRunState']!.responseDeserialize(bytes) as { runId: string; round: bigint };
   assert.equal(back.runId, 'abc');
   assert.equal(back.round, 7n);
+});
+
+test('encodeWithField embeds a message field from its bytes as received; other fields are refused by name', () => {
+  const task = make(TaskSchema, { id: 'shop-1', instruction: 'Find the price' });
+  const taskBytes = encode(TaskSchema, task);
+  const req = make(RolloutRequestSchema, { trajectoryId: 'run/0/1/0/0', task });
+  const got = decode(RolloutRequestSchema, encodeWithField(RolloutRequestSchema, req, 'task', taskBytes));
+  assert.ok(equals(RolloutRequestSchema, got, decode(RolloutRequestSchema, encode(RolloutRequestSchema, req))));
+  assert.equal(got.task?.id, 'shop-1');
+  assert.throws(() => encodeWithField(RolloutRequestSchema, req, 'trajectoryId', taskBytes), /RolloutRequest has no message field "trajectoryId"/);
+  assert.throws(() => encodeWithField(RolloutRequestSchema, req, 'nope', taskBytes), /no message field "nope"/);
 });

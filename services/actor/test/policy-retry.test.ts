@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { it } from 'node:test';
 import { silentLogger } from '@owrl/core';
+import { waitUntil } from '@owrl/testkit';
 import { DEFAULT_DIM, exportOnnx, initialModel, POLICY_KIND } from '@owrl/policy';
 import { make, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
 import { PolicyHolder } from '../src/policy-holder.js';
@@ -85,7 +86,8 @@ void it('the retries of a version stop once a newer one is offered', async () =>
   const holder = new PolicyHolder(log, pointerBackend(), { firstMs: 50, maxMs: 50 });
   try {
     holder.offer(artifact(1, server.port, bytes)); // /v1.onnx is not served: 404, retried
-    await new Promise((r) => setTimeout(r, 120));
+    // Version 1 is being retried (a second refusal) before version 2 comes.
+    await waitUntil('version 1 refused twice', () => (versions.length >= 2 ? true : undefined), { timeoutMs: 10_000, intervalMs: 10 });
     holder.offer(artifact(2, server.port, bytes));
     await holder.waitFor(2, 5000);
     const n = versions.length;
