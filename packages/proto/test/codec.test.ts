@@ -81,7 +81,7 @@ void test('the grpc definition of Learner has the paths and streaming flags of t
   assert.equal(back.round, 7n);
 });
 
-test('encodeWithField embeds a message field from its bytes as received; other fields are refused by name', () => {
+void test('encodeWithField embeds a message field from its bytes as received; other fields are refused by name', () => {
   const task = make(TaskSchema, { id: 'shop-1', instruction: 'Find the price' });
   const taskBytes = encode(TaskSchema, task);
   const req = make(RolloutRequestSchema, { trajectoryId: 'run/0/1/0/0', task });
