@@ -3,8 +3,9 @@
 //
 // 1. A Docker engine: used if reachable; as root with apt, Debian's docker.io (and docker-compose)
 //    are installed and dockerd is started when missing; otherwise it says why and skips (exit 0).
-// 2. Images: owrl-<service>:$OWRL_TAG (default local) reused when present (OWRL_DEPLOY_REBUILD=1
-//    rebuilds), else built by deploy/build-images.sh, which builds a stand-in base image where
+// 2. Images: owrl-<service>:$OWRL_TAG (default local) reused when present and labelled with this
+//    tree's source hash (scripts/source-hash.mjs; OWRL_DEPLOY_REBUILD=1 rebuilds anyway), else
+//    built by deploy/build-images.sh, which builds a stand-in base image where
 //    the Node image cannot be pulled. NATS: nats:2.10-alpine if present or pullable, else a
 //    stand-in from Debian's nats-server (deploy/nats/Dockerfile.stand-in).
 // 3. Image checks (test/dist/deploy/images.stack.js), then the compose stack test
@@ -16,6 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sourceHash } from './source-hash.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (m) => process.stderr.write(`[test:deploy] ${m}\n`);
@@ -76,18 +78,25 @@ const tag = process.env.OWRL_TAG ?? 'local';
 const targets = ['sites', 'learner', 'judge', 'actor', 'cli'];
 const have = (img) => ok(docker, ['image', 'inspect', img]);
 const figures = { engine_s: engineS, compose: composeMode, images: {} };
-if (process.env.OWRL_DEPLOY_REBUILD === '1' || !targets.every((t) => have(`owrl-${t}:${tag}`))) {
+// An image is reused only if it was built from this tree: a test of other code proves nothing.
+const source = sourceHash();
+const labelOf = (img) => spawnSync(docker, ['image', 'inspect', '-f', '{{index .Config.Labels "owrl.source"}}', img], { encoding: 'utf8' }).stdout?.trim();
+const stale = targets.filter((t) => !have(`owrl-${t}:${tag}`) || (source !== undefined && labelOf(`owrl-${t}:${tag}`) !== source));
+if (source === undefined) say('not a git checkout: images present are reused without a source check');
+figures.source = source ?? 'unknown';
+if (process.env.OWRL_DEPLOY_REBUILD === '1' || stale.length > 0) {
+  if (stale.length > 0 && process.env.OWRL_DEPLOY_REBUILD !== '1') say(`images missing or built from another tree: ${stale.map((t) => `owrl-${t}:${tag}`).join(', ')}`);
   const tb = Date.now();
   // The stand-in base (no registry) is built with debootstrap: install it like the engine above.
   if (!which('debootstrap') && !have(process.env.OWRL_NODE_IMAGE ?? 'node:20-bookworm-slim') && isRoot && hasApt) aptInstall(['debootstrap']);
   say('building images (deploy/build-images.sh)');
-  const r = spawnSync(path.join(root, 'deploy', 'build-images.sh'), [tag], { cwd: root, stdio: 'inherit', env: { ...process.env, DOCKER: docker } });
+  const r = spawnSync(path.join(root, 'deploy', 'build-images.sh'), [tag], { cwd: root, stdio: 'inherit', env: { ...process.env, DOCKER: docker, ...(source ? { OWRL_SOURCE_HASH: source } : {}) } });
   if (r.status !== 0) {
     say('image build failed (see above)');
     process.exit(1);
   }
   figures.build_s = Math.round((Date.now() - tb) / 1000);
-} else say(`reusing images owrl-{${targets.join(',')}}:${tag} (OWRL_DEPLOY_REBUILD=1 rebuilds)`);
+} else say(`reusing images owrl-{${targets.join(',')}}:${tag}, built from this tree (source ${source}; OWRL_DEPLOY_REBUILD=1 rebuilds)`);
 for (const t of targets) figures.images[`owrl-${t}`] = Number(execFileSync(docker, ['image', 'inspect', '-f', '{{.Size}}', `owrl-${t}:${tag}`], { encoding: 'utf8' }).trim());
 
 const tn = Date.now();

@@ -3,14 +3,19 @@
 // episode times: the sites' latency fault rules delay a few page loads by seconds and many by a
 // fraction of one, so in sync mode most rounds wait for a straggler while slots stand idle.
 // Real NATS, Chromium and separate processes (owrl demo). Figures: training wall time of each mode
-// (first dispatch to the last update), speedup, success over the last three rounds, staleness.
+// (first dispatch to the last update), speedup, staleness, and final success: each mode's final
+// policy evaluated by `owrl eval` on one held-out task file (60 tasks of the four suites, k samples
+// each, no latency faults), a paired comparison whose standard error is printed with it
+// (success_diff_se); the success over the last three training rounds is kept as success_last3_*.
 // `--order async,sync` runs async first (the machine's load can drift during a run: measure both
-// orders). Other arguments go to both demos.
+// orders), `--eval-k N` sets the samples per held-out task (default 2), `--no-eval` skips the
+// evaluation (success_* are then the last three rounds'). Other arguments go to both demos.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@owrl/testkit';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -69,24 +74,129 @@ async function demo(out: string, mode: string, faults: string, budget: string[],
 }
 
 const r3 = (x: number): number => Number(x.toFixed(3));
+
+const OWRL = path.join(ROOT, 'services/cli/bin/owrl.js');
+const EVAL_SUITES = ['shop', 'travel', 'wiki', 'mail'];
+/** Held-out tasks per suite; the task seed differs from the demos' (their tasks come from the sites' own list). */
+const EVAL_TASKS_PER_SUITE = 15;
+const EVAL_TASK_SEED = 7_001;
+
+function owrl(args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | 2): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [OWRL, ...args], { stdio: ['ignore', stdout === 'pipe' ? 'pipe' : 2, 2], env });
+    let text = '';
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (text += d));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`owrl ${args.slice(0, 2).join(' ')} exited with code ${code}`))));
+  });
+}
+
+/** The newest policy artifact a demo's learner published (its final policy). */
+function finalPolicy(out: string, mode: string): string {
+  const runId = `bench-${mode}`;
+  const dir = path.join(out, runId, 'learner', runId, 'artifacts');
+  const versions = fs.readdirSync(dir).map((f) => /^policy-v(\d+)\.onnx$/.exec(f)).filter((m) => m !== null).map((m) => Number(m[1]));
+  if (versions.length === 0) throw new Error(`no policy artifact in ${dir}`);
+  return path.join(dir, `policy-v${Math.max(...versions)}.onnx`);
+}
+
+interface EvalLine {
+  index: number;
+  outcome: 'success' | 'failure' | 'excluded';
+}
+
+/** Success rate per task index (valid samples only) from an eval's results.jsonl. */
+function perTask(dir: string): Map<number, { n: number; ok: number }> {
+  const m = new Map<number, { n: number; ok: number }>();
+  for (const line of fs.readFileSync(path.join(dir, 'results.jsonl'), 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const r = JSON.parse(line) as EvalLine;
+    if (r.outcome === 'excluded') continue;
+    const t = m.get(r.index) ?? { n: 0, ok: 0 };
+    t.n++;
+    if (r.outcome === 'success') t.ok++;
+    m.set(r.index, t);
+  }
+  return m;
+}
+
+interface HeldOut {
+  success: Record<'sync' | 'async', number>;
+  diffSe: number;
+  tasks: number;
+  samples: Record<'sync' | 'async', number>;
+  wallS: number;
+}
+
+/**
+ * Both final policies on one held-out task file, same tasks and samples per task: pass@1 of each
+ * and the standard error of their difference over the tasks both scored (paired by task).
+ */
+async function heldOut(out: string, k: number, extraEnv: NodeJS.ProcessEnv): Promise<HeldOut> {
+  const t0 = Date.now();
+  const env = { ...extraEnv };
+  delete env['OWRL_SITES_FAULTS']; // the evaluation measures the policy, not the slow pages
+  const tasksFile = path.join(out, 'held-out.jsonl');
+  const baseUrl = `http://127.0.0.1:${await freePort()}`;
+  let tasks = '';
+  for (const suite of EVAL_SUITES) {
+    tasks += await owrl(['tasks', 'sample', '--suite', suite, '--n', String(EVAL_TASKS_PER_SUITE), '--seed', String(EVAL_TASK_SEED), '--base-url', baseUrl, '--difficulties', '1,2,3'], env, 'pipe');
+  }
+  fs.writeFileSync(tasksFile, tasks);
+  const rates: Partial<Record<'sync' | 'async', Map<number, { n: number; ok: number }>>> = {};
+  for (const mode of ['sync', 'async'] as const) {
+    process.stderr.write(`bench async: held-out evaluation of the ${mode} run's final policy\n`);
+    const dir = path.join(out, `eval-${mode}`);
+    await owrl(['eval', '--tasks', tasksFile, '--policy', finalPolicy(out, mode), '--k', String(k), '--max-steps', '6', '--actors', '3', '--slots', '4', '--out', dir, '--json', path.join(dir, 'summary.json')], env, 2);
+    rates[mode] = perTask(dir);
+  }
+  const rate = (t: { n: number; ok: number }): number => t.ok / t.n;
+  const mean = (m: Map<number, { n: number; ok: number }>): number => [...m.values()].reduce((a, t) => a + rate(t), 0) / Math.max(1, m.size);
+  const diffs: number[] = [];
+  for (const [i, a] of rates.async!) {
+    const b = rates.sync!.get(i);
+    if (b) diffs.push(rate(a) - rate(b));
+  }
+  const dm = diffs.reduce((a, d) => a + d, 0) / Math.max(1, diffs.length);
+  const sd = Math.sqrt(diffs.reduce((a, d) => a + (d - dm) ** 2, 0) / Math.max(1, diffs.length - 1));
+  const samples = (m: Map<number, { n: number; ok: number }>): number => [...m.values()].reduce((a, t) => a + t.n, 0);
+  return {
+    success: { sync: mean(rates.sync!), async: mean(rates.async!) },
+    diffSe: sd / Math.sqrt(Math.max(1, diffs.length)),
+    tasks: diffs.length,
+    samples: { sync: samples(rates.sync!), async: samples(rates.async!) },
+    wallS: (Date.now() - t0) / 1000,
+  };
+}
+
+/** Splits a flag with a value (`--x V` or `--x=V`) off the arguments passed on to the demos. */
+function takeFlag(args: string[], flag: string): { value: string | undefined; rest: string[] } {
+  const i = args.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+  if (i < 0) return { value: undefined, rest: args };
+  const inline = args[i]!.includes('=');
+  const value = inline ? args[i]!.slice(flag.length + 1) : args[i + 1];
+  return { value, rest: args.filter((_, k) => k !== i && !(k === i + 1 && !inline)) };
+}
 /** Training wall time: every round from its first dispatch to its published update. */
 const trainS = (d: DemoJson): number => d.state.rounds.reduce((a, r) => a + r.wallS + (r.publishS ?? 0), 0);
 
 /** Splits `--order sync,async|async,sync` off the arguments passed on to the demos. */
 function orderOf(args: string[]): { order: ['sync', 'async'] | ['async', 'sync']; rest: string[] } {
-  const i = args.findIndex((a) => a === '--order' || a.startsWith('--order='));
-  if (i < 0) return { order: ['sync', 'async'], rest: args };
-  const value = args[i]!.includes('=') ? args[i]!.slice('--order='.length) : args[i + 1];
-  const rest = args.filter((_, k) => k !== i && !(k === i + 1 && !args[i]!.includes('=')));
+  const { value, rest } = takeFlag(args, '--order');
+  if (value === undefined) return { order: ['sync', 'async'], rest };
   if (value === 'sync,async') return { order: ['sync', 'async'], rest };
   if (value === 'async,sync') return { order: ['async', 'sync'], rest };
   throw new Error(`--order ${value ?? ''}: expected sync,async or async,sync`);
 }
 
 export async function asyncBench(argv: string[]): Promise<Record<string, unknown>> {
-  const { order, rest } = orderOf(argv);
+  const { order, rest: afterOrder } = orderOf(argv);
+  const { value: evalK, rest } = takeFlag(afterOrder, '--eval-k');
+  const k = evalK === undefined ? 2 : Number(evalK);
+  if (!Number.isInteger(k) || k < 1) throw new Error(`--eval-k ${evalK}: expected an integer >= 1`);
   const cpuBound = rest.includes('--cpu-bound');
-  const args = rest.filter((a) => a !== '--cpu-bound');
+  const noEval = rest.includes('--no-eval');
+  const args = rest.filter((a) => a !== '--cpu-bound' && a !== '--no-eval');
   // The earlier configuration: 2 actors × 4 slots, a sync round's 12 first rollouts queued on 8 slots.
   const budget = cpuBound ? BUDGET.map((a, i) => (BUDGET[i - 1] === '--actors' ? '2' : a)) : BUDGET;
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-bench-async-'));
@@ -100,6 +210,7 @@ export async function asyncBench(argv: string[]): Promise<Record<string, unknown
     }
     const sync = results.sync!;
     const asy = results.async!;
+    const held = noEval ? undefined : await heldOut(out, k, process.env);
     const st = asy.state.staleness;
     const episodes = (d: DemoJson): number => d.state.rounds.reduce((a, r) => a + r.episodes, 0);
     return {
@@ -124,9 +235,20 @@ export async function asyncBench(argv: string[]): Promise<Record<string, unknown
       round_s_async: asy.state.rounds.map((r) => r3(r.wallS + (r.publishS ?? 0))),
       curve_sync: sync.state.rounds.map((r) => r3(r.successRate)),
       curve_async: asy.state.rounds.map((r) => r3(r.successRate)),
+      success_last3_sync: r3(sync.report.success_last3),
+      success_last3_async: r3(asy.report.success_last3),
+      ...(held
+        ? {
+            held_out_tasks: held.tasks,
+            held_out_samples_sync: held.samples.sync,
+            held_out_samples_async: held.samples.async,
+            held_out_wall_s: r3(held.wallS),
+            success_diff_se: r3(held.diffSe),
+          }
+        : {}),
       speedup: r3(trainS(sync) / Math.max(1e-9, trainS(asy))),
-      success_sync: r3(sync.report.success_last3),
-      success_async: r3(asy.report.success_last3),
+      success_sync: r3(held ? held.success.sync : sync.report.success_last3),
+      success_async: r3(held ? held.success.async : asy.report.success_last3),
       staleness_p99: st?.p99 ?? 0,
     };
   } finally {

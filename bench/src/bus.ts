@@ -8,8 +8,14 @@
 // with a message id, pull, publish the next hop's bytes, then ack (the services' publish-then-ack
 // order), with up to 256 publishes in flight per hop. ratio = owrl / raw (target ≥ 0.5).
 // The raw side does what owrl must at each hop: a publish with a message id (the stream's dedupe),
-// stored before the message that caused it is acked; its acks are plain (owrl's learner and actor
-// wait for the server's confirmation of theirs, which none of the guarantees needs).
+// stored before the message that caused it is acked; its acks are plain, as owrl's are (the
+// services' consumers run with confirmAcks off: every one of them dedupes a redelivery).
+// Neither side is watched on its path: the owrl run's captures unsubscribe once they hold their
+// messages, and the scored trajectories are not observed (observeScored: the fleet bench's lags).
+// Until 2026-12-01 both subscriptions stayed open for the whole run, so the nats-server sent every
+// trajectory once and every scored trajectory twice more, to this process (counted as the owrl
+// path's nats-server CPU), which decoded each scored trajectory whole on the same 2 cores: work of
+// the bench, not of the owrl path, and none of it on the raw side.
 //   npm run bench -- bus [--slots 256] [--window 30] [--messages 4000] [--root DIR]
 // --root: a folder whose services/<name>/dist/src/main.js are run instead of this checkout's
 // (e.g. symlinks to another build of the learner), to compare before and after a change.
@@ -148,6 +154,9 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
       runId: 'bench-bus',
       ...(values.root !== undefined ? { root: values.root } : {}),
       capture: 500,
+      // No watch of the scored trajectories (the fleet bench's lags): the server would send every
+      // one of them to this process too, work the raw side does not have.
+      observeScored: false,
     },
     captured,
   );

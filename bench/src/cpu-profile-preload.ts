@@ -1,11 +1,13 @@
 // Preloaded into a service (`node --import <this file>`, set through NODE_OPTIONS by the fleet
 // bench when OWRL_BENCH_LEARNER_PROFILE is set): records a V8 CPU profile of the process from
 // OWRL_PROFILE_START_S seconds after start for OWRL_PROFILE_DURATION_S seconds and writes it to
-// OWRL_PROFILE_DIR as <pid>.cpuprofile (open it in Chrome DevTools or `bench/dist/src/profile-top.js`).
-// node refuses --cpu-prof in NODE_OPTIONS, hence the inspector session.
+// OWRL_PROFILE_DIR as <pid>.cpuprofile (open it in Chrome DevTools or `bench/dist/src/profile-top.js`);
+// a worker thread (NODE_OPTIONS reaches those too: the learner's update thread) as
+// <pid>-t<thread id>.cpuprofile. node refuses --cpu-prof in NODE_OPTIONS, hence the inspector session.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Session } from 'node:inspector';
+import { isMainThread, threadId } from 'node:worker_threads';
 
 const dir = process.env['OWRL_PROFILE_DIR'];
 if (dir) {
@@ -24,7 +26,7 @@ if (dir) {
         void (async () => {
           const res = (await post('Profiler.stop')) as { profile: unknown };
           fs.mkdirSync(dir, { recursive: true });
-          fs.writeFileSync(path.join(dir, `${process.pid}.cpuprofile`), JSON.stringify(res.profile));
+          fs.writeFileSync(path.join(dir, isMainThread ? `${process.pid}.cpuprofile` : `${process.pid}-t${threadId}.cpuprofile`), JSON.stringify(res.profile));
           process.stderr.write(`cpu profile written to ${dir}\n`);
         })();
       }, durationS * 1000).unref();

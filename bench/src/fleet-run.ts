@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { rssBytes } from '@owrl/browser-env/testing';
 import { connectBus } from '@owrl/bus';
-import { decode, ScoredTrajectorySchema, type RunState } from '@owrl/proto';
-import { startSystem, waitUntil, type OwrlSystem } from '@owrl/testkit';
+import { decodeScoredLazy, type RunState } from '@owrl/proto';
+import { readProcStat, startSystem, waitUntil, type OwrlSystem } from '@owrl/testkit';
 
 export interface FleetRunOptions {
   slots: number;
@@ -33,11 +33,21 @@ export interface FleetRunOptions {
   stepMedianS: number;
   /** Kept groups per update. */
   groupsPerRound: number;
+  /** Each slot's first episode waits only the rest of one under way (OWRL_SYNTHETIC_STAGGER_FIRST): no start-up wave. */
+  staggered?: boolean;
+  /** Mean real (unscaled) episode seconds of the model, for overhead_pct_real. */
+  meanRealEpisodeS?: number;
   runId: string;
   /** Extra environment of every service. */
   env?: Record<string, string>;
   /** Repository root whose services/<name>/dist run (default this checkout): before/after comparisons. */
   root?: string;
+  /**
+   * Watch the scored trajectories for the lags and episode times (judge_lag_s, episode_s,
+   * queue_s, runner_s; 0 when off). Default true. The bus bench turns it off: the watch is a
+   * subscription to every scored trajectory, which the server then sends this process as well.
+   */
+  observeScored?: boolean;
   /** Keep the bytes of the first this many requests, trajectories and scored trajectories seen (the bus bench replays them). */
   capture?: number;
   log?: (msg: string) => void;
@@ -62,7 +72,14 @@ export interface FleetFigures {
   /** Scored → ingested by the learner, mean seconds (owrl_learner_ingest_lag_seconds). */
   ingest_lag_s: number;
   overhead_s: number;
+  /** overhead_s against the episode as run (scaled by `speedup`). */
   overhead_pct: number;
+  /**
+   * The overhead as a real-time fleet would see it (FleetRunOptions.meanRealEpisodeS; 0 if not
+   * given): idle slot time as a share of the episode as run (a share of slots: the time scale does
+   * not change it) plus the judge and ingest lags, in seconds as measured, against the real mean episode.
+   */
+  overhead_pct_real: number;
   /** Updates that ended in the window. */
   window_updates: number;
   /** Share of the window the learner spent training and publishing weights (update_s + publish_s of those updates). */
@@ -151,10 +168,7 @@ export function metricSum(text: string, name: string): number {
 function procStat(pid: number | undefined): { rssMib: number; cpuTicks: number } {
   if (!pid) return { rssMib: 0, cpuTicks: 0 };
   try {
-    const rss = rssBytes(pid) / 2 ** 20;
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { rssMib: rss, cpuTicks: Number(f[11]) + Number(f[12]) };
+    return { rssMib: rssBytes(pid) / 2 ** 20, cpuTicks: readProcStat(pid)?.cpuTicks ?? 0 };
   } catch {
     return { rssMib: 0, cpuTicks: 0 };
   }
@@ -187,11 +201,12 @@ async function metrics(sys: OwrlSystem, name: string): Promise<string> {
 const counters = (s: RunState): Record<string, number> => Object.fromEntries(Object.entries(s.counters ?? {}).filter(([, v]) => typeof v === 'bigint').map(([k, v]) => [k, Number(v)]));
 
 /**
- * Opt-in CPU profile of the learner over the measuring window: OWRL_BENCH_LEARNER_PROFILE=<dir>
- * preloads cpu-profile-preload.js into it, which writes <dir>/<pid>.cpuprofile.
+ * Opt-in CPU profile of a service over the measuring window: `variable`=<dir> (default
+ * OWRL_BENCH_LEARNER_PROFILE, the learner) preloads cpu-profile-preload.js into it, which writes
+ * <dir>/<pid>.cpuprofile.
  */
-function learnerProfileEnv(warmupS: number, windowS: number): Record<string, string> {
-  const dir = process.env['OWRL_BENCH_LEARNER_PROFILE'];
+function profileEnv(warmupS: number, windowS: number, variable = 'OWRL_BENCH_LEARNER_PROFILE'): Record<string, string> {
+  const dir = process.env[variable];
   if (!dir) return {};
   return {
     NODE_OPTIONS: `--import=${new URL('./cpu-profile-preload.js', import.meta.url).href}`,
@@ -234,8 +249,10 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
         // Synthetic site failures land on 50 made-up hosts; blacklisting them would only shrink the pool.
         OWRL_BLACKLIST_FAILURES: '0',
         OWRL_LR: '0.01',
-        ...learnerProfileEnv(o.warmupS, o.windowS),
+        ...profileEnv(o.warmupS, o.windowS),
       },
+      // The same for the judge and the actors: OWRL_BENCH_JUDGE_PROFILE, OWRL_BENCH_ACTOR_PROFILE.
+      judgeEnv: { ...profileEnv(o.warmupS, o.windowS, 'OWRL_BENCH_JUDGE_PROFILE') },
       // The actors log one line per episode (its trajectory id): what they published.
       actorEnv: {
         OWRL_LOG_LEVEL: 'info',
@@ -245,6 +262,8 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
         OWRL_SYNTHETIC_STEP_MEDIAN_S: String(o.stepMedianS),
         OWRL_STEP_SCREENSHOTS: o.shotBytes > 0 ? 'true' : 'false',
         OWRL_HEARTBEAT_S: '5',
+        ...profileEnv(o.warmupS, o.windowS, 'OWRL_BENCH_ACTOR_PROFILE'),
+        ...(o.staggered ? { OWRL_SYNTHETIC_STAGGER_FIRST: String(perActor) } : {}),
       },
     });
     const system = sys;
@@ -253,6 +272,9 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     log(`fleet ${slots} slots: ${o.actors} synthetic actors up, speedup ${o.speedup}`);
 
     // Observer of the scored trajectories (a core subscription: it takes nothing from the consumers).
+    // It reads the trajectory's own fields only, so it decodes lazily (the steps stay bytes): this
+    // process shares the machine with the services it measures, and a whole decode of every scored
+    // trajectory (~1 ms each) took CPU from them. Off (observeScored false): no subscription at all.
     const bus = await connectBus({ servers: system.natsUrl, name: 'owrl-bench-fleet-observer' });
     const nc = bus.nc;
     let observe = false;
@@ -262,11 +284,11 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     // episode's time is the slot's wait for the policy the request requires).
     const queueS: number[] = [];
     const runnerS: number[] = [];
-    const sub = nc.subscribe(`owrl.scored.${o.runId}`, {
+    const sub = o.observeScored === false ? null : nc.subscribe(`owrl.scored.${o.runId}`, {
       callback: (err, m) => {
         if (err || !observe) return;
         try {
-          const st = decode(ScoredTrajectorySchema, m.data);
+          const st = decodeScoredLazy(m.data);
           const t = st.trajectory;
           if (!t || t.finishedAtMs === 0n) return;
           judgeLag.push(Number(st.judgedAtMs - t.finishedAtMs) / 1000);
@@ -289,6 +311,9 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
             ['scored', captured.scored],
           ] as const).map(([kind, into]) =>
             nc.subscribe(`owrl.${kind}.${o.runId}`, {
+              // Gone once it has what it keeps: a subscription left open made the server send this
+              // process every trajectory once more (CPU counted as the owrl path's nats-server's).
+              max: keep,
               callback: (err, m) => {
                 if (!err && into.length < keep) into.push(m.data.slice());
               },
@@ -414,7 +439,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     // (A duplicate the learner dropped is a redelivery of a message already counted, not another message.)
     const scoredAhead = Math.max(0, (await retried('OWRL_SCORED', () => jsm.streams.info('OWRL_SCORED'))).state.messages - arrived(last));
     const pending = (await waiting('OWRL_TRAJ', 'judge')) + scoredAhead;
-    sub.unsubscribe();
+    sub?.unsubscribe();
     for (const s of subs) s.unsubscribe();
     await bus.close();
 
@@ -440,6 +465,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
       ingest_lag_s: r2(il),
       overhead_s: r2(overhead),
       overhead_pct: episodes > 0 ? r2((100 * overhead) / episodes) : 0,
+      overhead_pct_real: o.meanRealEpisodeS && episodes > 0 ? r2(100 * (idle / episodes + (jl + il) / o.meanRealEpisodeS)) : 0,
       window_updates: rounds.length,
       update_pct: r2((100 * updateS) / windowS),
       queue_s: r2(meanOf(queueS)),

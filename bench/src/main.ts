@@ -4,6 +4,7 @@ import { asyncBench } from './async.js';
 import { busBench } from './bus.js';
 import { judgeBench } from './judge.js';
 import { envBench } from './env.js';
+import { episodeBench } from './episode.js';
 import { fleetBench } from './fleet.js';
 import { learningBench } from './learning.js';
 import { llmLoopBench } from './llm-loop.js';
@@ -15,6 +16,7 @@ const BENCHES: Record<string, (args: string[]) => Promise<Record<string, unknown
   learning: learningBench,
   async: asyncBench,
   env: envBench,
+  episode: episodeBench,
   judge: judgeBench,
   warmup: warmupBench,
   weights: weightsBench,

@@ -20,7 +20,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
 import { RunPhase, type RunState } from '@owrl/proto';
-import { LearnerProbe, freePort, waitForSettledCounts, waitUntil } from '@owrl/testkit';
+import { LearnerProbe, freePort, waitForSettledCounts, waitUntil, watchRedeliveries, type RedeliveryWatch } from '@owrl/testkit';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const DEPLOY = path.join(ROOT, 'deploy');
@@ -74,9 +74,12 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     OWRL_CURRICULUM: `${ROUNDS}:4`,
     OWRL_DIFFICULTIES: '1,2',
     OWRL_SLOTS: String(SLOTS),
+    // The registry's busy count is at most a second old: the actor killed below is mid-episode.
+    OWRL_HEARTBEAT_S: '1',
     OWRL_ACTORS_ACK_WAIT_S: String(ACK_WAIT_S),
     OWRL_JUDGE_ACK_WAIT_S: String(ACK_WAIT_S),
-    OWRL_LOG_LEVEL: process.env.OWRL_LOG_LEVEL ?? 'warn',
+    // info: a failure's log tails show the rounds and the episodes (and more lines are checked for the password).
+    OWRL_LOG_LEVEL: process.env.OWRL_LOG_LEVEL ?? 'info',
     OWRL_NATS_PORT: String(await freePort()),
     OWRL_SITES_PORT: String(await freePort()),
     OWRL_GRPC_PORT: String(grpcPort),
@@ -89,6 +92,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
   const figures: Record<string, unknown> = { compose: V1 ? 'docker-compose 1.29' : 'docker compose v2' };
   // The last run state seen over gRPC (or why none was), reported when the test fails.
   let seen = 'no run state read yet';
+  const history: string[] = [];
   // Set when the learner reports the run FAILED: every wait below stops on it.
   let failed: Error | null = null;
   const abort = (): Error | null => failed;
@@ -97,7 +101,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
       const s = await probe.getRunState();
       if (s.phase === RunPhase.FAILED) failed ??= new Error(`run FAILED: ${s.failureCode} ${s.message}`);
       const c = s.counters;
-      seen = JSON.stringify({
+      const now = JSON.stringify({
         phase: phaseName(s),
         round: Number(s.round),
         rounds: s.rounds.length,
@@ -106,6 +110,9 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
         ingested: Number(c?.scoredIngested ?? 0n),
         in_flight: Number(c?.inFlight ?? 0n),
       });
+      // Every change of the run's state, with its time: a failure shows where the run stood still.
+      if (now !== seen) history.push(`${new Date().toISOString().slice(11, 19)} ${now}`);
+      seen = now;
       return s;
     } catch (e) {
       seen = `GetRunState failed: ${(e as Error).message}`;
@@ -113,6 +120,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     }
   };
   let nc: NatsConnection | undefined;
+  let redeliveries: RedeliveryWatch | undefined;
   let passed = false;
   try {
     environment = await new DockerComposeEnvironment(DEPLOY, 'docker-compose.yml')
@@ -132,7 +140,8 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     }
     nc = await connect({ servers: natsServer, user: natsUser, pass: natsPassword, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
     figures.nats_auth = 'user-password (unauthenticated and wrong-password clients refused)';
-    const jsm = await jetstreamManager(nc);
+    // Redeliveries of rollout requests, counted as the actors settle them (see watchRedeliveries).
+    redeliveries = watchRedeliveries(nc, 'OWRL_TASKS', 'actors');
 
     // The run, over gRPC from the host through the published port.
     await waitUntil('run RUNNING with 1 actor registered', async () => {
@@ -146,7 +155,10 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     await compose(project, env, 'up', '-d', '--no-recreate', '--scale', 'actor=3', 'actor');
     const scaled = await waitUntil('3 actors registered', async () => {
       const s = await getState();
-      return s.actors.length === 3 ? s : undefined;
+      // Each actor once (the registry read once listed an actor twice while heartbeats were written).
+      const ids = s.actors.map((a) => a.actorId);
+      assert.equal(new Set(ids).size, ids.length, `each actor listed once: ${ids.join(', ')}`);
+      return ids.length === 3 ? s : undefined;
     }, { timeoutMs: 180_000, intervalMs: 1000, abort });
     figures.scale_to_3_s = Math.round((Date.now() - tScale) / 1000);
     log('3 actors registered', { actors: scaled.actors.map((a) => a.actorId), s: figures.scale_to_3_s });
@@ -155,23 +167,29 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     // docker kill an actor that is running an episode (mid-round).
     const busy = await waitUntil('an actor busy mid-round', async () => {
       const s = await getState();
-      const a = s.actors.find((x) => x.busy > 0);
+      // A busy count from a heartbeat of the last 3 s (the actors beat every second): one that fresh
+      // names an actor still mid-episode, whatever the fleet view's own refresh does.
+      const a = s.actors.find((x) => x.busy > 0 && Date.now() - Number(x.updatedAtMs) < 3000);
       return a && s.counters && s.counters.dispatched > 0n ? { state: s, actor: a } : undefined;
     }, { timeoutMs: 180_000, intervalMs: 500, abort });
     const actorContainers = await containersOf(project, 'actor');
     // The default actor id is <hostname>-<pid>; a container's hostname is its short id.
     const victim = actorContainers.find((id) => busy.actor.actorId.startsWith(id.slice(0, 12)));
     assert.ok(victim, `container of ${busy.actor.actorId} among ${actorContainers.join(', ')}`);
-    const redeliveredBefore = (await jsm.consumers.info('OWRL_TASKS', 'actors')).num_redelivered;
     const killedAt = Date.now();
     await run(DOCKER, ['kill', victim]);
     log('killed actor', { id: busy.actor.actorId, busy: busy.actor.busy, round: Number(busy.state.round) });
-    // Its rollouts come back to the other actors after one ack wait.
+    // Its rollouts come back to the other actors after one ack wait: another actor settles (acks,
+    // or sends working() for) a request delivered a second time.
+    const watch = redeliveries;
     const redelivered = await waitUntil('the killed actor\'s rollouts redelivered', async () => {
-      const n = (await jsm.consumers.info('OWRL_TASKS', 'actors')).num_redelivered;
-      return n > redeliveredBefore ? n - redeliveredBefore : undefined;
+      await getState();
+      const seqs = watch.redeliveredSince(killedAt);
+      return seqs.length > 0 ? seqs.length : undefined;
     }, { timeoutMs: ACK_WAIT_S * 6 * 1000, intervalMs: 250, abort });
-    figures.actor_kill = { id: busy.actor.actorId, busy_slots: busy.actor.busy, round: Number(busy.state.round), redelivered, recovery_s: (Date.now() - killedAt) / 1000, ack_wait_s: ACK_WAIT_S };
+    // Whether the run state has let the dead actor go (after the heartbeat timeout, 30 s): reported, not asserted.
+    const listed = (await getState()).actors.some((a) => a.actorId === busy.actor.actorId);
+    figures.actor_kill = { id: busy.actor.actorId, busy_slots: busy.actor.busy, round: Number(busy.state.round), redelivered, recovery_s: (Date.now() - killedAt) / 1000, ack_wait_s: ACK_WAIT_S, still_listed: listed };
     log('killed actor\'s rollouts redelivered', figures.actor_kill as Record<string, unknown>);
 
     // Restart the NATS container mid-run (JetStream keeps its state on the volume).
@@ -254,10 +272,25 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     if (process.env.OWRL_DEPLOY_FIGURES) fs.writeFileSync(process.env.OWRL_DEPLOY_FIGURES, JSON.stringify(figures));
     if (!passed) {
       log('FAILED; last run state seen', { seen });
-      const logs = await compose(project, env, 'logs', '--no-color', '--tail', '40').catch((e: unknown) => `compose logs failed: ${(e as Error).message}`);
-      process.stderr.write(`${logs}\n`);
+      process.stderr.write(`[deploy] run state changes (time, state):\n${history.slice(-40).join('\n')}\n`);
+      // Where the messages are: each consumer's pending, unacked, redelivered and waiting pulls.
+      if (nc !== undefined) {
+        const jsm = await jetstreamManager(nc).catch(() => undefined);
+        for (const [stream, consumer] of [['OWRL_TASKS', 'actors'], ['OWRL_TRAJ', 'judge'], ['OWRL_SCORED', `learner_${env.OWRL_RUN_ID ?? ''}`]] as const) {
+          const ci = await jsm?.consumers.info(stream, consumer).catch((e: unknown) => (e as Error).message);
+          const info = typeof ci === 'object' && ci !== null ? { pending: ci.num_pending, ack_pending: ci.num_ack_pending, redelivered_now: ci.num_redelivered, waiting_pulls: ci.num_waiting, delivered: ci.delivered, ack_floor: ci.ack_floor } : ci;
+          log(`consumer ${stream}/${consumer}`, { info });
+        }
+        log('redeliveries seen on the actors\' ack subjects', { seqs: redeliveries?.redeliveredSince(0), acks_seen: redeliveries?.seen });
+      }
+      // One service at a time, the learner and the actors last: a CI log shows only its tail.
+      for (const service of ['nats', 'sites', 'console', 'judge', 'learner', 'actor']) {
+        const logs = await compose(project, env, 'logs', '--no-color', '--tail', '30', service).catch((e: unknown) => `compose logs ${service} failed: ${(e as Error).message}`);
+        process.stderr.write(`${logs}\n`);
+      }
     }
     probe.close();
+    redeliveries?.close();
     await nc?.close().catch(() => undefined);
     if (environment !== undefined) {
       if (process.env.OWRL_DEPLOY_KEEP !== '1') await environment.down({ removeVolumes: true, timeout: 10_000 });

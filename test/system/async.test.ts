@@ -1,7 +1,8 @@
 // Asynchronous mode across processes (real nats-server, sites, judge, two actors with Chromium,
 // the learner as its own process): dispatch keeps the actors' slots busy, updates run as soon as
 // enough kept groups are in, groups still in flight carry over into the next round — also across
-// a SIGKILL of the learner right after an update, before its checkpoint — and the run finishes
+// a SIGKILL of the learner right after an update, before its checkpoint (the update trained while
+// the next round went on, so the restart trains its written-ahead request again) — and the run finishes
 // with every dispatched rollout scored once and each result trained, excluded (by cause, `stale`
 // included) or dropped as late exactly once, with no trained trajectory staler than the bound.
 import { test } from 'node:test';
@@ -75,6 +76,10 @@ void test('async mode: continuous dispatch, carried-over groups survive a learne
       'one staleness count per trained trajectory',
     );
     assert.equal(st.dropped, c.staleDropped);
+    // Rounds 0 and 1 with kept groups each overlapped their update with the next round; the kill
+    // came at round 1's commit, so the restart trained its written-ahead update again.
+    const replayed = /training the written-ahead update again/.test(learner.log());
+    if ((s.rounds[0]?.groupsKept ?? 0) > 0 && (s.rounds[1]?.groupsKept ?? 0) > 0) assert.ok(replayed, 'the restart trains the update checkpointed as written ahead');
     assert.equal(sys.failure(), null);
     console.log(
       JSON.stringify({
@@ -86,6 +91,7 @@ void test('async mode: continuous dispatch, carried-over groups survive a learne
         stale_dropped: Number(c.staleDropped),
         staleness_counts: st.counts.map(Number),
         updates: Number(c.updates),
+        replayed,
       }),
     );
   } finally {

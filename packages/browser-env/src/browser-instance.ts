@@ -21,13 +21,54 @@ export const BASE_ARGS = [
   '--disable-smooth-scrolling',
 ] as const;
 
-/** Launch switches for this user: BASE_ARGS, plus --no-sandbox when running as root. */
+/**
+ * The features Playwright disables with its own --disable-features switch (playwright-core,
+ * chromiumSwitches.ts). Chromium keeps only the last --disable-features switch, so ours repeats
+ * them; a test checks that the switch Chromium ends up with still holds every one Playwright passes.
+ */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+] as const;
+
+/**
+ * Browser UI no episode sees. Every browser context is a window of its own, and Chromium 15x
+ * loads each window's omnibox popups as WebUI pages (chrome://omnibox-popup.top-chrome/ and its
+ * AI-mode variant), each importing a few hundred JS modules in a renderer process of its own:
+ * per episode more renderer CPU than the pages the agent visits (Chromium tracing of episodes on
+ * the bundled sites: renderer main-thread time down by two thirds without them, browser by a
+ * quarter). A headless page never opens the omnibox, so nothing an episode does or records changes.
+ */
+export const DISABLED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'] as const;
+
+/** Launch switches for this user: BASE_ARGS and the disabled features, plus --no-sandbox when running as root. */
 export function chromiumArgs(extra: readonly string[] = []): string[] {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  return [...(isRoot ? ['--no-sandbox'] : []), ...BASE_ARGS, ...extra];
+  return [...(isRoot ? ['--no-sandbox'] : []), ...BASE_ARGS, `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...DISABLED_FEATURES].join(',')}`, ...extra];
 }
 
-const MEMORY_CACHE_MS = 1000;
+/**
+ * How long a reading of the tree's memory is reused. PSS comes from /proc/<pid>/smaps_rollup,
+ * which the kernel computes by walking every mapping of the process: ~1.5 ms of system CPU per
+ * Chromium process, ~20 ms for a browser with a few tabs, and as long again of blocked event loop
+ * when the machine is busy. Read at the start and the end of every episode (the recycle check and
+ * the diagnostics), a one-second cache made it the largest single cost of the actor per step.
+ */
+const MEMORY_CACHE_MS = 5000;
 const NO_MEMORY: TreeMemory = { pssBytes: 0, rssBytes: 0, processes: 0 };
 
 export class BrowserInstance {
@@ -107,7 +148,7 @@ export class BrowserInstance {
     return (Date.now() - this.startedAt) / 1000;
   }
 
-  /** Process-tree memory (PSS and RSS), cached for a second (a /proc scan costs a few ms). */
+  /** Process-tree memory (PSS and RSS), cached for MEMORY_CACHE_MS unless `fresh`. */
   memory(fresh = false): TreeMemory {
     if (this.pid === null || this.dead) return NO_MEMORY;
     const now = Date.now();

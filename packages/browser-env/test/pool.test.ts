@@ -32,6 +32,26 @@ const chromiumChildren = (): string[] =>
     .map((p) => `${p.pid} ${p.comm} ${p.state}`);
 
 void describe('BrowserPool lifecycle', () => {
+  void it('launches Chromium with the omnibox WebUI off and every feature Playwright disables still off', async () => {
+    const pool = new BrowserPool({ allowHosts: [srv.hostPort] });
+    try {
+      await pool.start();
+      const pid = pool.stats().browserPid;
+      assert.ok(pid !== null);
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const lists = argv.filter((a) => a.startsWith('--disable-features=')).map((a) => a.slice('--disable-features='.length).split(','));
+      // Playwright's own switch comes first and ours last; Chromium applies only the last one.
+      assert.ok(lists.length >= 2, `expected Playwright's --disable-features and ours: ${JSON.stringify(lists)}`);
+      const effective = new Set(lists[lists.length - 1]);
+      for (const f of ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup']) assert.ok(effective.has(f), `${f} is not disabled`);
+      const lost = lists.slice(0, -1).flat().filter((f) => !effective.has(f));
+      assert.deepEqual(lost, [], 'features Playwright disables that our --disable-features switch turns back on');
+      assert.ok(effective.has('PaintHolding'), 'a feature Playwright disables, as seen in playwright-core');
+    } finally {
+      await pool.close();
+    }
+  });
+
   void it('recycles Chromium after maxEpisodesPerBrowser and closes the old one', async () => {
     const pool = new BrowserPool({ allowHosts: [srv.hostPort], maxEpisodesPerBrowser: 2 });
     try {

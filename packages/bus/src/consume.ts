@@ -15,6 +15,11 @@ export interface ConsumeOptions<Desc extends DescMessage> {
   consumer: string;
   /** Message type of the payloads. */
   schema: Desc;
+  /**
+   * Decodes a payload instead of `decode(schema, bytes)` (e.g. decodeScoredLazy: the policy traces
+   * decoded only when read). Must throw a ProtoError for bytes it cannot decode, as `decode` does.
+   */
+  decode?: (bytes: Uint8Array) => MessageShape<Desc>;
   /** Handlers running at once (e.g. free browser slots); messages are pulled only for free slots. */
   maxInFlight: number;
   /**
@@ -39,6 +44,15 @@ export interface ConsumeOptions<Desc extends DescMessage> {
   pullExpiresMs?: number;
   /** Timeout of the double ack. Default 5000 ms. */
   ackTimeoutMs?: number;
+  /**
+   * Whether an ack waits for the server's confirmation (a double ack: one request and its reply
+   * per message). Default true. False: the ack is sent and the handler's slot (or the caller of
+   * Delivery.ack) goes on at once; for consumers that dedupe what they are delivered again (every
+   * owrl service: an ack lost on the way only brings the message back, and an unconfirmed ack is
+   * not sent again either). stop() flushes the connection, so the acks sent reach the server
+   * before it resolves.
+   */
+  confirmAcks?: boolean;
 }
 
 export interface ConsumeStats {
@@ -94,6 +108,7 @@ export async function consume<Desc extends DescMessage>(ctx: BusContext, opts: C
   const autoAck = opts.autoAck ?? true;
   const backoff = opts.nakBackoffMs ?? DEFAULT_NAK_BACKOFF_MS;
   const log = ctx.logger.child({ stream: opts.stream, consumer: opts.consumer });
+  const decodeWith = opts.decode ?? ((bytes: Uint8Array) => decode(opts.schema, bytes));
 
   let ackWaitMs: number;
   let maxDeliver: number;
@@ -114,7 +129,8 @@ export async function consume<Desc extends DescMessage>(ctx: BusContext, opts: C
       `consume option workingIntervalMs=${workingIntervalMs} must be below the ack_wait (${ackWaitMs} ms) of ${opts.stream}/${opts.consumer}`,
     );
   }
-  const deps: DeliveryDeps = { ctx, consumer: opts.consumer, termReasons: serverTakesTermReason(ctx), ackTimeoutMs, workingMinGapMs: Math.floor(ackWaitMs / 10) };
+  const confirmAcks = opts.confirmAcks ?? true;
+  const deps: DeliveryDeps = { ctx, consumer: opts.consumer, termReasons: serverTakesTermReason(ctx), ackTimeoutMs, confirmAcks, workingMinGapMs: Math.floor(ackWaitMs / 10) };
   const stats: ConsumeStats = { handled: 0, failed: 0, deadLettered: 0 };
 
   const deadLetter = async (d: DeliveryImpl<unknown>, detail: string, reason: DlqReason): Promise<void> => {
@@ -130,7 +146,7 @@ export async function consume<Desc extends DescMessage>(ctx: BusContext, opts: C
   const onMessage = async (m: JsMsg): Promise<void> => {
     let value: MessageShape<Desc>;
     try {
-      value = decode(opts.schema, m.data);
+      value = decodeWith(m.data);
     } catch (e) {
       const reason = isProtoError(e) && e.code === ProtoErrorCode.UnsupportedSchemaVersion ? DlqReason.UnsupportedSchemaVersion : DlqReason.Undecodable;
       await deadLetter(new DeliveryImpl<unknown>(undefined, m, deps), (e as Error).message, reason);
@@ -177,5 +193,20 @@ export async function consume<Desc extends DescMessage>(ctx: BusContext, opts: C
     ...(maxMessages !== undefined ? { maxMessages } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  return { stop: () => loop.stop(), closed: loop.closed, stats };
+  // Unconfirmed acks are in the connection's outbound buffer: a flush (a round trip, bounded by
+  // ackTimeoutMs: a connection that is reconnecting sends them once it is back) sends them ahead of
+  // whatever the caller does next (e.g. closing the connection).
+  const flushAcks = async (): Promise<void> => {
+    if (confirmAcks || ctx.nc.isClosed()) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([ctx.nc.flush(), new Promise<void>((resolve) => (timer = setTimeout(resolve, ackTimeoutMs)))]);
+    } catch (e) {
+      log.warn({ ...errFields(e) }, 'flushing the acks at stop failed; unacked messages come back and are deduplicated');
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const closed = loop.closed.then(flushAcks);
+  return { stop: () => loop.stop().then(() => closed), closed, stats };
 }

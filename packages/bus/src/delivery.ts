@@ -25,7 +25,9 @@ export interface Delivery<T> {
   /** A header of the message, or undefined. */
   header(name: string): string | undefined;
   /**
-   * Acks and waits for the server's confirmation (double ack).
+   * Acks. With the consumer's `confirmAcks` (the default) it waits for the server's confirmation
+   * (double ack); without, the ack is sent and the promise resolves at once (a lost ack only
+   * brings the message back, as an unconfirmed one does).
    * @throws BusError BUS_ACK_FAILED when unconfirmed: the message may come back (consumers dedupe).
    */
   ack(): Promise<void>;
@@ -50,6 +52,8 @@ export interface DeliveryDeps {
   /** Whether the server takes a reason with +TERM (2.11+). */
   termReasons: boolean;
   ackTimeoutMs: number;
+  /** Whether ack() waits for the server's confirmation (ConsumeOptions.confirmAcks). Default true. */
+  confirmAcks?: boolean;
   /** working() calls closer than this to the delivery or to the last one sent are not sent (a tenth of the ack_wait). */
   workingMinGapMs: number;
 }
@@ -99,6 +103,10 @@ export class DeliveryImpl<T> implements Delivery<T> {
   async ack(): Promise<void> {
     if (this.state !== 'open') return;
     this.state = 'acked';
+    if (this.deps.confirmAcks === false) {
+      this.m.ack();
+      return;
+    }
     try {
       await this.m.ackAck({ timeout: this.deps.ackTimeoutMs });
     } catch (e) {

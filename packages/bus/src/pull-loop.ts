@@ -113,6 +113,13 @@ class PullLoop implements PullLoopHandle {
     const slots = this.o.maxInFlight - this.inFlight - this.requested - this.overflow.length;
     const free = Math.min(slots, this.remaining() - this.requested);
     if (free <= 0 || this.pulls >= MAX_CONCURRENT_PULLS) return;
+    // While a pull is out, freed slots are asked for together, an eighth of maxInFlight at a
+    // time (or the last ones under maxMessages): each pull is a subscription, a request and an
+    // unsubscribe, and a pull per freed slot (a fast handler frees one at a time) made the
+    // learner's and the judge's pulls mostly one message each. With no pull out, whatever is
+    // free is asked for at once, so a slot waits only while other slots' pull is still open.
+    const batch = Math.min(Math.max(1, Math.floor(this.o.maxInFlight / 8)), this.remaining() - this.requested);
+    if (this.pulls > 0 && free < batch) return;
     this.pull(free);
   }
 

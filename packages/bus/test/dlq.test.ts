@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { toBinary } from '@bufbuild/protobuf';
-import { make, RolloutRequestSchema, TrajectorySchema } from '@owrl/proto';
+import { create, decodeTrajectoryLazy, encode, make, PointerTraceSchema, PolicyTraceSchema, RolloutRequestSchema, StepSchema, TrajectorySchema } from '@owrl/proto';
 import type { StoredMsg } from '@nats-io/jetstream';
 import {
   CONSUMER_ACTORS,
@@ -204,5 +204,43 @@ void describe('dead-letter queue', () => {
     assert.equal(dl.header.get(DlqHeader.Reason), DlqReason.MaxDeliveries);
     assert.equal(dl.header.get(DlqHeader.Seq), String(pub.seq));
     assert.equal((await s.bus.streamInfo(STREAM_TRAJ)).state.messages, 1, 'limits stream keeps it for other readers');
+  });
+
+  void it("a consumer's own decode is used: the lazy trajectory decoding hands traces over readable and dead-letters a malformed one", async () => {
+    const traj = (id: string) =>
+      make(TrajectorySchema, {
+        trajectoryId: id,
+        steps: [create(StepSchema, { index: 0, trace: create(PolicyTraceSchema, { kind: { case: 'pointer', value: create(PointerTraceSchema, { numCandidates: 1, offsets: [0, 1], featureIndex: [7], featureValue: [1] }) } }) })],
+      });
+    const good = traj('run-l/1/0/0/0');
+    await s.bus.publish(trajSubject('run-l'), TrajectorySchema, good, { msgId: good.trajectoryId });
+    const bad = encode(TrajectorySchema, traj('run-l/1/0/1/0'));
+    // The pointer trace's length (the byte after its tag, 0x0a, inside the step) overruns its trace.
+    const at = Buffer.from(bad).indexOf(Buffer.from(toBinary(PolicyTraceSchema, traj('x').steps[0]!.trace!)));
+    bad[at + 1] = (bad[at + 1] ?? 0) + 1;
+    await s.bus.publishBytes(trajSubject('run-l'), bad, { msgId: 'run-l/1/0/1/0' });
+    const seen: string[] = [];
+    const h = await s.bus.consume({
+      stream: STREAM_TRAJ,
+      consumer: CONSUMER_JUDGE,
+      schema: TrajectorySchema,
+      decode: decodeTrajectoryLazy,
+      maxInFlight: 2,
+      pullExpiresMs: 1000,
+      handler: (d) => {
+        const t = d.value.steps[0]?.trace;
+        seen.push(`${d.value.trajectoryId} ${t?.kind.case === 'pointer' ? t.kind.value.featureIndex.join(',') : '-'}`);
+      },
+    });
+    let dl: StoredMsg;
+    try {
+      dl = await nextDeadLetter();
+      await until(() => seen.length > 0, 10_000, 'the good trajectory');
+    } finally {
+      await h.stop();
+    }
+    assert.deepEqual(seen, ['run-l/1/0/0/0 7']);
+    assert.equal(dl.header.get(DlqHeader.Reason), DlqReason.Undecodable);
+    assert.match(dl.header.get(DlqHeader.Detail), /step is malformed/);
   });
 });

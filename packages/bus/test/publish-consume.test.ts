@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RolloutRequestSchema, type RolloutRequest } from '@owrl/proto';
 import { BusErrorCode, CONSUMER_ACTORS, ensureTopology, isBusError, STREAM_TASKS, taskSubject, type Delivery } from '../src/index.js';
-import { deferred, rollout, startSuite, within, type Suite } from './harness.js';
+import { deferred, rollout, startSuite, until, within, type Suite } from './harness.js';
 
 void describe('publish + consume', () => {
   let s: Suite;
@@ -158,6 +158,47 @@ void describe('publish + consume', () => {
     await d.ack();
     assert.equal((await s.bus.consumerLag(STREAM_TASKS, CONSUMER_ACTORS)).numAckPending, 0);
     await h.stop();
+  });
+
+  void it('with confirmAcks off acks without waiting for the server, and stop() leaves every ack with the server', async () => {
+    const n = 4;
+    for (let i = 0; i < n; i++) {
+      const r = rollout('run-p', i);
+      await s.bus.publish(taskSubject('run-p'), RolloutRequestSchema, r, { msgId: r.trajectoryId });
+    }
+    const seen: string[] = [];
+    const manual: Array<Delivery<RolloutRequest>> = [];
+    const all = deferred();
+    const h = await s.bus.consume({
+      stream: STREAM_TASKS,
+      consumer: CONSUMER_ACTORS,
+      schema: RolloutRequestSchema,
+      maxInFlight: 2,
+      pullExpiresMs: 1000,
+      confirmAcks: false,
+      // Half acked by the handler (settled at once), half by the consumer's auto-ack.
+      handler: async (d) => {
+        seen.push(d.value.trajectoryId);
+        if (seen.length % 2 === 0) {
+          await d.ack();
+          assert.equal(d.settled, true);
+          manual.push(d);
+        }
+        if (seen.length === n) all.resolve();
+      },
+    });
+    await within(all.promise, 10_000, 'all messages');
+    await h.stop();
+    assert.equal(manual.length, n / 2);
+    // The server applies acks off its read loop: it gets a moment, never a redelivery.
+    let lag = await s.bus.consumerLag(STREAM_TASKS, CONSUMER_ACTORS);
+    await until(async () => {
+      lag = await s.bus.consumerLag(STREAM_TASKS, CONSUMER_ACTORS);
+      return lag.numAckPending === 0 && lag.numPending === 0;
+    }, 5000, 'the acks applied', 50);
+    assert.deepEqual([lag.numPending, lag.numAckPending, lag.numRedelivered], [0, 0, 0]);
+    assert.equal((await s.bus.streamInfo(STREAM_TASKS)).state.messages, 0, 'a work queue drops what is acked');
+    assert.deepEqual([...seen].sort(), Array.from({ length: n }, (_, i) => `run-p/1/0/${i}/0`).sort());
   });
 
   void it('stops on abort and rejects bad options and unknown consumers clearly', async () => {

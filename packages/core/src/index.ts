@@ -58,7 +58,7 @@ export {
   type Env,
 } from './env.js';
 export { Secret } from './secret.js';
-export { silentLogger, type Logger } from './logger.js';
+export { lazyChild, silentLogger, type Logger, type LogLevelName } from './logger.js';
 export {
   EPISODE_BUCKETS,
   FAST_BUCKETS,

@@ -73,3 +73,8 @@ export function samplesOf(groups: readonly TrainGroup[]): GrpoSample[][] {
     g.samples.map((s) => s.steps.flatMap((st) => (st.trace?.kind.case === 'pointer' ? [{ trace: st.trace.kind.value, advantage: s.advantage }] : []))),
   );
 }
+
+/** The group index of each sample `samplesOf` returns (for GrpoTrainer's deal 'group'). */
+export function groupIndexOf(groups: readonly TrainGroup[]): number[] {
+  return groups.flatMap((g, gi) => g.samples.map(() => gi));
+}

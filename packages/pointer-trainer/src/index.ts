@@ -14,3 +14,4 @@ export {
   type InProcessPointerTrainerOptions,
   type StoredArtifactRef,
 } from './in-process-trainer.js';
+export { UpdateThread, type UpdateOutcome } from './update-thread.js';

@@ -1,7 +1,7 @@
 // The built-in pointer trainer behind the trainer contract (docs/trainer.md): GRPO's clipped
-// objective over the pointer model's exact gradients with sparse Adam, the same math as
-// GrpoTrainer, but on the advantages the learner sends (TrainSample.advantage) rather than ones
-// recomputed here. Every version is stored on disk before the answer, in its own folder:
+// objective over the pointer model's exact gradients with sparse Adam, through GrpoTrainer (the
+// in-process learner's update rule, trust region included), but on the advantages the learner
+// sends (TrainSample.advantage) rather than ones recomputed here. Every version is stored on disk before the answer, in its own folder:
 //   <dir>/v<N>/policy.onnx     the ONNX pointer model (the artifact; sha256 of this file)
 //   <dir>/v<N>/optimizer.bin   Adam state after the update (restoring a base restores both)
 //   <dir>/v<N>/result.pb       the TrainResult answered (replays answer it again)
@@ -13,11 +13,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULTS, silentLogger, type Logger } from '@owrl/core';
-import { initialModel, PointerModel, SparseGradient } from '@owrl/policy';
+import { initialModel, PointerModel } from '@owrl/policy';
 import {
   clone,
-  create,
-  EpochStatSchema,
   fromBinary,
   make,
   PolicyArtifactSchema,
@@ -30,9 +28,9 @@ import {
   type TrainHeader,
   type TrainResult,
 } from '@owrl/proto';
-import { Adam, grpoObjective, type AdamOptions, type GrpoSample, type PolicyTrainer } from '@owrl/rl';
+import { Adam, epochStatMessage, GrpoTrainer, type AdamOptions, type GrpoSample, type PolicyTrainer } from '@owrl/rl';
 import { TrainerError, TrainerErrorCode, validateTrainRequest } from '@owrl/trainer-rpc';
-import { samplesOf } from './convert.js';
+import { groupIndexOf, samplesOf } from './convert.js';
 
 export const POINTER_TRAINER_NAME = 'owrl-pointer/0.1';
 export const POINTER_ARTIFACT_KIND = 'onnx-pointer';
@@ -247,7 +245,7 @@ export class PointerPolicyTrainer implements PolicyTrainer {
     }
     const samples = samplesOf(groups);
     this.checkTemperature(header, groups, model.temperature);
-    const epochs = this.runEpochs(model, optimizer, samples, header);
+    const epochs = this.runEpochs(model, optimizer, samples, groups, header);
     const actions = samples.reduce((a, s) => a + s.length, 0);
     const onnx = model.toOnnx();
     const file = path.join(this.versionDir(target), MODEL_FILE);
@@ -297,58 +295,30 @@ export class PointerPolicyTrainer implements PolicyTrainer {
   }
 
   /**
-   * `ppo_epochs` passes of `minibatches` Adam steps over the samples (trajectories dealt
-   * round-robin into the minibatches, as GrpoTrainer does). token_mean: the loss is the mean over
-   * a minibatch's actions; seq_mean: the mean over its trajectories of each one's mean.
+   * The request's rule through GrpoTrainer, the in-process learner's own update: `ppo_epochs`
+   * passes of `minibatches` Adam steps (trajectories dealt round-robin), each step inside the
+   * `trust_kl` region (0 = off), token_mean or seq_mean loss, `kl_stop`. Fields left at 0 take this
+   * trainer's options, then the defaults.
    */
-  private runEpochs(model: PointerModel, optimizer: Adam, samples: GrpoSample[][], header: TrainHeader): EpochStat[] {
+  private runEpochs(model: PointerModel, optimizer: Adam, samples: GrpoSample[][], groups: readonly TrainGroup[], header: TrainHeader): EpochStat[] {
     const h = header.hyper;
-    const nEpochs = h?.ppoEpochs || this.opts.epochs || DEFAULTS.ppoEpochs;
-    const nMini = h?.minibatches || this.opts.minibatches || 1;
-    const clip = { clipLow: h?.clipLow || this.opts.clipLow || DEFAULTS.clipLow, clipHigh: h?.clipHigh || this.opts.clipHigh || DEFAULTS.clipHigh };
-    const seqMean = h?.lossAgg === 'seq_mean';
-    const klStop = h?.klStop ?? 0;
-    const chunks: GrpoSample[][][] = Array.from({ length: nMini }, () => []);
-    samples.forEach((s, i) => {
-      if (s.length > 0) chunks[i % nMini]?.push(s);
-    });
-    const nonEmpty = chunks.filter((c) => c.length > 0);
-    const actions = nonEmpty.reduce((a, c) => a + c.reduce((b, s) => b + s.length, 0), 0);
-    const grad = new SparseGradient(model.dim);
-    const part = new SparseGradient(model.dim);
-    const out: EpochStat[] = [];
-    if (actions === 0) return out;
-    for (let e = 0; e < nEpochs; e++) {
-      const st = { loss: 0, clipFraction: 0, approxKl: 0, meanRatio: 0, gradNorm: 0 };
-      for (const chunk of nonEmpty) {
-        grad.clear();
-        const chunkActions = chunk.reduce((a, s) => a + s.length, 0);
-        const w = chunkActions / actions;
-        if (seqMean) {
-          for (const traj of chunk) {
-            part.clear();
-            const r = grpoObjective(model, traj, clip, part);
-            for (const i of part.indices) grad.add(i, part.get(i) / chunk.length);
-            const tw = traj.length / actions;
-            st.loss += (r.loss * w) / chunk.length;
-            st.clipFraction += r.clipFraction * tw;
-            st.approxKl += r.approxKl * tw;
-            st.meanRatio += r.meanRatio * tw;
-          }
-        } else {
-          const r = grpoObjective(model, chunk.flat(), clip, grad);
-          st.loss += r.loss * w;
-          st.clipFraction += r.clipFraction * w;
-          st.approxKl += r.approxKl * w;
-          st.meanRatio += r.meanRatio * w;
-        }
-        const s = optimizer.step(model.weights, grad);
-        st.gradNorm = Math.max(st.gradNorm, s.gradNorm);
-      }
-      out.push(create(EpochStatSchema, { epoch: e + 1, ...st, learningRate: optimizer.lr, actions: BigInt(actions) }));
-      if (klStop > 0 && st.approxKl > klStop) break;
+    const lossAgg = h?.lossAgg || 'token_mean';
+    if (lossAgg !== 'token_mean' && lossAgg !== 'seq_mean') throw new TrainerError(TrainerErrorCode.InvalidRequest, `header.hyper.loss_agg ${JSON.stringify(lossAgg)}: expected token_mean or seq_mean`);
+    let rule: GrpoTrainer;
+    try {
+      rule = new GrpoTrainer(model, optimizer, {
+        epochs: h?.ppoEpochs || this.opts.epochs || DEFAULTS.ppoEpochs,
+        minibatches: h?.minibatches || this.opts.minibatches || 1,
+        clipLow: h?.clipLow || this.opts.clipLow || DEFAULTS.clipLow,
+        clipHigh: h?.clipHigh || this.opts.clipHigh || DEFAULTS.clipHigh,
+        trustKl: h?.trustKl ?? 0,
+        lossAgg,
+        klStop: h?.klStop ?? 0,
+      });
+    } catch (cause) {
+      throw new TrainerError(TrainerErrorCode.InvalidRequest, `header.hyper: ${(cause as Error).message}`, { cause });
     }
-    return out;
+    return rule.updateSamples(samples, groupIndexOf(groups)).epochs.map(epochStatMessage);
   }
 
   private prune(): void {

@@ -52,7 +52,7 @@ export function toyRollout(model: PointerModel, opts: { groups: number; n?: numb
   return { groups, success: wins / (opts.groups * n) };
 }
 
-export function toyHeader(base: bigint, batch = `run-t/update-${base + 1n}`, hyper: { lossAgg?: string; learningRate?: number; minibatches?: number } = {}): TrainHeader {
+export function toyHeader(base: bigint, batch = `run-t/update-${base + 1n}`, hyper: { lossAgg?: string; learningRate?: number; minibatches?: number; ppoEpochs?: number; trustKl?: number; klStop?: number } = {}): TrainHeader {
   return create(TrainHeaderSchema, {
     schemaVersion: 1,
     runId: 'run-t',

@@ -28,6 +28,11 @@ export function encode<Desc extends DescMessage>(schema: Desc, msg: MessageShape
   return toBinary(schema, msg);
 }
 
+/** The tag and length that precede `len` bytes of length-delimited field `no` (a sub-message or bytes). */
+export function lengthDelimitedHeader(no: number, len: number): Uint8Array {
+  return new BinaryWriter().tag(no, WireType.LengthDelimited).uint32(len).finish();
+}
+
 /**
  * Encodes `msg` with the message field `field` taken from `fieldBytes` (that field's encoding as
  * received) instead of encoding its value again: a service forwarding a large message it was
@@ -39,10 +44,12 @@ export function encodeWithField<Desc extends DescMessage>(schema: Desc, msg: Mes
   const f = schema.fields.find((x) => x.localName === field);
   if (!f || f.fieldKind !== 'message') throw new TypeError(`${schema.typeName} has no message field ${JSON.stringify(field)}`);
   const head = encode(schema, { ...msg, [field]: undefined } as MessageShape<Desc>);
-  const tail = new BinaryWriter().tag(f.number, WireType.LengthDelimited).bytes(fieldBytes).finish();
-  const out = new Uint8Array(head.length + tail.length);
+  const tag = lengthDelimitedHeader(f.number, fieldBytes.length);
+  // One buffer, the field's bytes copied once (they are most of it).
+  const out = new Uint8Array(head.length + tag.length + fieldBytes.length);
   out.set(head, 0);
-  out.set(tail, head.length);
+  out.set(tag, head.length);
+  out.set(fieldBytes, head.length + tag.length);
   return out;
 }
 

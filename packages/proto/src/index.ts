@@ -145,6 +145,8 @@ export { ReflectionIndex } from './reflection.js';
 export { create, clone, equals, toJson, fromJson, toBinary, fromBinary } from '@bufbuild/protobuf';
 export type { MessageShape, MessageInitShape, DescMessage, JsonValue } from '@bufbuild/protobuf';
 export { SCHEMA_VERSION, decode, encode, encodeWithField, make } from './codec.js';
+export { encodeTrajectory } from './trace-encode.js';
+export { decodeScoredLazy, decodeTrajectoryLazy, pendingTraceBytes, shareTrace, stepCount, stepTraces, traceKind } from './lazy-trace.js';
 export { ProtoError, ProtoErrorCode, isProtoError } from './errors.js';
 export {
   encodeOnce,

@@ -80,6 +80,100 @@ void describe('GrpoTrainer', () => {
     assert.equal(s.epochs[1]?.clipFraction, 0, 'the last epoch starts inside the clip range');
   });
 
+  void it("deals whole groups into minibatches with deal 'group'", () => {
+    // Two groups on disjoint features (group A: 0/1, group B: 2/3). Dealt by trajectory, the second
+    // minibatch holds a trajectory of group A, which the first step already moved (KL > 0 before its
+    // step); dealt by group, the second minibatch is group B alone, untouched by the first step.
+    const disjoint = (m: PointerModel, chosen: number, base: number): PointerTraceLike => {
+      const csr = toCsr([
+        { index: Uint32Array.of(base), value: Float32Array.of(1) },
+        { index: Uint32Array.of(base + 1), value: Float32Array.of(1) },
+      ]);
+      return { ...csr, chosen, logprob: m.logProbs(csr)[chosen] ?? 0, temperature: m.temperature };
+    };
+    const groups = (m: PointerModel) => [
+      { rewards: [1, 0], trajectories: [{ steps: [disjoint(m, 1, 0)] }, { steps: [disjoint(m, 0, 0)] }] },
+      { rewards: [1, 0], trajectories: [{ steps: [disjoint(m, 1, 2)] }, { steps: [disjoint(m, 0, 2)] }] },
+    ];
+    const byTrajectory = new PointerModel({ dim: 4 });
+    const t = new GrpoTrainer(byTrajectory, new Adam(4, { lr: 0.5 }), { epochs: 1, minibatches: 2, trustKl: 0 }).update(groups(byTrajectory));
+    assert.ok((t.epochs[0]?.approxKl ?? 0) > 1e-3, `by trajectory: kl before the steps ${t.epochs[0]?.approxKl}`);
+    const byGroup = new PointerModel({ dim: 4 });
+    const g = new GrpoTrainer(byGroup, new Adam(4, { lr: 0.5 }), { epochs: 1, minibatches: 2, trustKl: 0, deal: 'group' }).update(groups(byGroup));
+    assert.equal(g.epochs[0]?.approxKl, 0);
+    assert.ok(Array.from(byGroup.weights).every((w) => w !== 0), 'both groups trained');
+  });
+
+  void it("keeps the whole update inside the trust region with trustScope 'batch'", () => {
+    const traces = (m: PointerModel) => [step(m, 1), step(m, 1), step(m, 0), step(m, 0), step(m, 1), step(m, 0)];
+    // KL(behaviour ‖ current) over the batch, by hand: mean of r − 1 − log r.
+    const batchKl = (m: PointerModel, steps: PointerTraceLike[]) =>
+      steps.reduce((a, s) => {
+        const lr = (m.logProbs(s)[s.chosen] ?? 0) - s.logprob;
+        return a + Math.exp(lr) - 1 - lr;
+      }, 0) / steps.length;
+    const run = (scope: 'minibatch' | 'batch') => {
+      const m = new PointerModel({ dim: 4 });
+      const steps = traces(m);
+      const s = new GrpoTrainer(m, new Adam(4, { lr: 2 }), { epochs: 1, minibatches: 3, trustKl: 0.01, trustScope: scope }).update([
+        { rewards: [1, 1, 0, 0, 1, 0], trajectories: steps.map((x) => ({ steps: [x] })) },
+      ]);
+      return { kl: batchKl(m, steps), stats: s.epochs[0] };
+    };
+    const perChunk = run('minibatch');
+    assert.ok(perChunk.kl > 0.01, `minibatch scope lets the update add up past the region: ${perChunk.kl}`);
+    const whole = run('batch');
+    assert.ok(whole.kl <= 0.01 + 1e-9 && whole.kl > 0, `batch scope: kl ${whole.kl}`);
+    assert.ok(Math.abs((whole.stats?.approxKlAfter ?? 0) - whole.kl) < 1e-9, 'approxKlAfter is the batch KL after the update');
+  });
+
+  void it('stretches a short step up to maxStepScale while it stays inside the region', () => {
+    const run = (maxStepScale: number) => {
+      const m = new PointerModel({ dim: 4 });
+      return new GrpoTrainer(m, new Adam(4, { lr: 0.001 }), { epochs: 1, minibatches: 1, trustKl: 0.1, maxStepScale }).update([
+        { rewards: [1, 0], trajectories: [{ steps: [step(m, 1)] }, { steps: [step(m, 0)] }] },
+      ]).epochs[0];
+    };
+    const plain = run(1);
+    assert.equal(plain?.stepScale, 1);
+    const stretched = run(8);
+    assert.equal(stretched?.stepScale, 8);
+    assert.ok(Math.abs((stretched?.learningRate ?? 0) - 0.008) < 1e-12);
+    assert.ok((stretched?.approxKlAfter ?? 1) <= 0.1 && (stretched?.approxKlAfter ?? 0) > (plain?.approxKlAfter ?? 1));
+  });
+
+  void it('rejects unknown deal and trust scope and a step stretch below 1', () => {
+    const m = new PointerModel({ dim: 4 });
+    assert.throws(() => new GrpoTrainer(m, new Adam(4), { deal: 'x' as 'group' }), /deal is x/);
+    assert.throws(() => new GrpoTrainer(m, new Adam(4), { trustScope: 'x' as 'batch' }), /trustScope is x/);
+    assert.throws(() => new GrpoTrainer(m, new Adam(4), { maxStepScale: 0.5 }), /maxStepScale is 0.5/);
+  });
+
+  void it("weighs each trajectory once with lossAgg 'seq_mean', each action once with 'token_mean'", () => {
+    // A rewarded 1-step trajectory and an unrewarded 3-step one, both choosing candidate 1: per
+    // action the unrewarded steps outvote the rewarded one; per trajectory they cancel.
+    const w1 = (lossAgg: 'token_mean' | 'seq_mean'): number => {
+      const m = new PointerModel({ dim: 4 });
+      const t = new GrpoTrainer(m, new Adam(4, { lr: 0.1 }), { epochs: 1, minibatches: 1, trustKl: 0, lossAgg });
+      const s = t.update([{ rewards: [1, 0], trajectories: [{ steps: [step(m, 1)] }, { steps: [step(m, 1), step(m, 1), step(m, 1)] }] }]);
+      assert.equal(s.actions, 4);
+      return m.weights[1] ?? NaN;
+    };
+    assert.ok(w1('token_mean') < -0.01, `token_mean w1 ${w1('token_mean')}`);
+    assert.ok(Math.abs(w1('seq_mean')) < 1e-6, `seq_mean w1 ${w1('seq_mean')}`);
+  });
+
+  void it('skips the remaining epochs once one starts past klStop', () => {
+    const m = new PointerModel({ dim: 4 });
+    const t = new GrpoTrainer(m, new Adam(4, { lr: 0.1 }), { epochs: 5, minibatches: 1, trustKl: 0, klStop: 1e-9 });
+    const s = t.update([{ rewards: [1, 0], trajectories: [{ steps: [step(m, 1)] }, { steps: [step(m, 0)] }] }]);
+    // The first epoch starts on-policy (KL 0), the second past the bound: it is the last.
+    assert.equal(s.epochs.length, 2);
+    assert.ok((s.epochs[1]?.approxKl ?? 0) > 1e-9);
+    assert.throws(() => new GrpoTrainer(m, new Adam(4), { klStop: -1 }), /klStop is -1/);
+    assert.throws(() => new GrpoTrainer(m, new Adam(4), { lossAgg: 'median' as 'seq_mean' }), /lossAgg is median/);
+  });
+
   void it('rejects a negative or non-finite trust region', () => {
     const m = new PointerModel({ dim: 4 });
     assert.throws(() => new GrpoTrainer(m, new Adam(4), { trustKl: -1 }), /trustKl is -1/);

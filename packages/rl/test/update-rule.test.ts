@@ -29,8 +29,11 @@ const mean = (a: readonly number[]) => a.reduce((x, y) => x + y, 0) / a.length;
 void describe('the default update rule', () => {
   void it('is one pass of six minibatches inside the 0.1 KL trust region', () => {
     const t = new GrpoTrainer(initialModel({ dim: 8 }), new Adam(8));
-    assert.deepEqual({ epochs: t.epochs, minibatches: t.minibatches, trustKl: t.trustKl }, DEFAULT_UPDATE);
-    assert.deepEqual(DEFAULT_UPDATE, { epochs: 1, minibatches: 6, trustKl: 0.1 });
+    assert.deepEqual(
+      { epochs: t.epochs, minibatches: t.minibatches, trustKl: t.trustKl, deal: t.deal, trustScope: t.trustScope, maxStepScale: t.maxStepScale },
+      DEFAULT_UPDATE,
+    );
+    assert.deepEqual(DEFAULT_UPDATE, { epochs: 1, minibatches: 6, trustKl: 0.1, deal: 'trajectory', trustScope: 'minibatch', maxStepScale: 1 });
   });
 
   void it('keeps the last epoch clip fraction in 0.1–0.3 where two full-batch epochs overshoot', () => {

@@ -1,7 +1,9 @@
 // Compares update rules from a warm start on the fake shop (a tuning tool, not a test): trains
 // `warmRounds` rounds with two full-batch epochs, then from those weights 12 rounds with a fresh
 // Adam under each rule (as after the demo's warm-up), one JSON line per rule:
-//   node packages/rl/dist/test/warm-start-curve.js <families,...|all> [warmRounds] [seed]
+//   node packages/rl/dist/test/warm-start-curve.js <families,...|all> [warmRounds] [seed] [name=trainer options JSON ...]
+// e.g. 'group={"deal":"group"}' adds a rule to the two compared by default; an `lr` key in a rule's
+// JSON sets its Adam learning rate (default ADAM_DEFAULTS.lr), e.g. 'big={"lr":0.1,"trustKl":0.2}'.
 // Without arguments it does nothing (node --test on the folder runs every file in it).
 import { DEFAULT_DIM, initialModel } from '@owrl/policy';
 import { Adam, GrpoTrainer, type GrpoTrainerOptions } from '../src/index.js';
@@ -9,7 +11,7 @@ import { FAMILIES, type Family } from './fake-shop.js';
 import { evaluate, runRound } from './learning.js';
 
 if (process.argv.length < 3) process.exit(0);
-const [famArg = 'all', warmArg = '25', seedArg = '1'] = process.argv.slice(2);
+const [famArg = 'all', warmArg = '25', seedArg = '1', ...ruleArgs] = process.argv.slice(2);
 const families = (famArg === 'all' ? FAMILIES : famArg.split(',')) as Family[];
 const seed = Number(seedArg);
 const model = initialModel({ dim: DEFAULT_DIM });
@@ -17,13 +19,18 @@ const warm = new GrpoTrainer(model, new Adam(model.dim), { epochs: 2, minibatche
 for (let r = 0; r < Number(warmArg); r++) runRound(warm, families, { round: r, seed, tasksPerRound: 8, groupSize: 5, maxSteps: 15 });
 const start = Float32Array.from(model.weights);
 const mean = (a: readonly number[]) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : 0);
-const rules: [string, GrpoTrainerOptions][] = [
+type Rule = GrpoTrainerOptions & { lr?: number };
+const rules: [string, Rule][] = [
   ['2 epochs x 1 minibatch', { epochs: 2, minibatches: 1 }],
   ['default', {}],
+  ...ruleArgs.map((a): [string, Rule] => {
+    const eq = a.indexOf('=');
+    return [a.slice(0, eq), JSON.parse(a.slice(eq + 1)) as Rule];
+  }),
 ];
-for (const [name, opts] of rules) {
+for (const [name, { lr, ...opts }] of rules) {
   model.weights.set(start);
-  const t = new GrpoTrainer(model, new Adam(model.dim), opts);
+  const t = new GrpoTrainer(model, new Adam(model.dim, lr === undefined ? {} : { lr }), opts);
   const curve: number[] = [];
   const clips: number[] = [];
   for (let r = 0; r < 12; r++) {

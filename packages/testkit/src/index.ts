@@ -18,7 +18,7 @@ export {
   type SystemOptions,
 } from './system.js';
 export { waitForSettledCounts, type SettledCounts } from './settled-counts.js';
-export { isAlive } from './proc-tree.js';
+export { isAlive, readStat as readProcStat, type ProcInfo } from './proc-tree.js';
 export {
   startChatServer,
   type ChatEngine,
@@ -48,3 +48,4 @@ export {
   type OracleSort,
 } from './shop-oracle.js';
 export { startLlmLoop, LLM_LOOP_BASE_MODEL, type LlmLoop, type LlmLoopOptions } from './llm-loop.js';
+export { parseAckSubject, watchRedeliveries, type RedeliveryWatch } from './redeliveries.js';

@@ -10,15 +10,21 @@ export interface ProcInfo {
   pgid: number;
   state: string;
   comm: string;
+  /** CPU time in clock ticks: its own (user + system), and that of its children it has reaped. */
+  cpuTicks: number;
+  reapedTicks: number;
 }
 
-function readStat(pid: number): ProcInfo | null {
+/** /proc/<pid>/stat of one process, or null when it is gone (or /proc is absent). */
+export function readStat(pid: number): ProcInfo | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+    // pid (comm) state ppid pgrp … utime(11) stime(12) cutime(13) cstime(14), counted after the
+    // comm, which may hold spaces and parentheses.
     const close = stat.lastIndexOf(')');
-    const rest = stat.slice(close + 2).split(' ');
-    return { pid, comm: stat.slice(stat.indexOf('(') + 1, close), state: rest[0] ?? '?', ppid: Number(rest[1]), pgid: Number(rest[2]) };
+    const f = stat.slice(close + 2).split(' ');
+    const n = (i: number): number => Number(f[i] ?? 0);
+    return { pid, comm: stat.slice(stat.indexOf('(') + 1, close), state: f[0] ?? '?', ppid: n(1), pgid: n(2), cpuTicks: n(11) + n(12), reapedTicks: n(13) + n(14) };
   } catch {
     return null;
   }

@@ -10,7 +10,7 @@ export {
   fromServiceError,
   toServiceError,
 } from './errors.js';
-export { validateTrainRequest, validateTrainResult } from './train-validate.js';
+export { validateTrainRequest, validateTrainResult, validateTrainTraces, type ValidateOptions } from './train-validate.js';
 export {
   TrainerServer,
   TRAINER_SERVICE,
@@ -19,3 +19,4 @@ export {
 } from './trainer-server.js';
 export { RemoteTrainer, parseTrainerAddress, type RemoteTrainerOptions } from './remote-trainer.js';
 export { addTypedService, type ServiceImplementation, type HandlerOf } from './typed-service.js';
+export { readStoredRequest, writeStoredRequest } from './stored-request.js';

@@ -2,7 +2,7 @@
 // the server (before a trainer sees a request) and the client (before sending, and on the
 // answer). Every refusal names the field by its path, e.g.
 // `groups[2].samples[0].steps[3].trace.tokens.logprobs`. Pure logic.
-import { SCHEMA_VERSION, type PointerTrace, type TokenTrace, type TrainGroup, type TrainHeader, type TrainResult } from '@owrl/proto';
+import { pendingTraceBytes, SCHEMA_VERSION, traceKind, type PointerTrace, type TokenTrace, type TrainGroup, type TrainHeader, type TrainResult, type TrainStep } from '@owrl/proto';
 import { TrainerError, TrainerErrorCode } from './errors.js';
 
 function invalid(msg: string): never {
@@ -34,11 +34,19 @@ function checkTokens(t: TokenTrace, where: string): void {
   if (badLp >= 0) invalid(`${where}.logprobs[${badLp}] is ${t.logprobs[badLp]}, not a log-probability`);
 }
 
+export interface ValidateOptions {
+  /**
+   * A trace still encoded (decodeScoredLazy: pendingTraceBytes) is checked for its kind only,
+   * not decoded: the caller checks its contents where it decodes it (validateTrainTraces).
+   */
+  deferEncodedTraces?: boolean;
+}
+
 /**
  * Checks an update request against the trace kinds the trainer accepts.
  * @throws TrainerError TRAINER_INVALID_REQUEST naming the field.
  */
-export function validateTrainRequest(header: TrainHeader, groups: readonly TrainGroup[], traceKinds: readonly string[]): void {
+export function validateTrainRequest(header: TrainHeader, groups: readonly TrainGroup[], traceKinds: readonly string[], opts: ValidateOptions = {}): void {
   if (header.schemaVersion !== SCHEMA_VERSION) invalid(`header.schema_version is ${header.schemaVersion}; this build understands major version ${SCHEMA_VERSION}`);
   if (header.batchId === '' || header.batchId.length > 256) invalid(`header.batch_id ${JSON.stringify(header.batchId.slice(0, 40))} must be 1-256 characters`);
   if (header.targetVersion !== header.baseVersion + 1n) invalid(`header.target_version ${header.targetVersion} must be base_version + 1 = ${header.baseVersion + 1n}`);
@@ -59,15 +67,30 @@ export function validateTrainRequest(header: TrainHeader, groups: readonly Train
       ids.add(s.trajectoryId);
       if (!Number.isFinite(s.advantage)) invalid(`${at}.advantage is ${s.advantage}`);
       if (!Number.isFinite(s.reward)) invalid(`${at}.reward is ${s.reward}`);
-      for (const [ti, st] of s.steps.entries()) {
-        const where = `${at}.steps[${ti}].trace`;
-        const kind = st.trace?.kind.case;
-        if (kind === undefined) invalid(`${where} is missing`);
-        if (!traceKinds.includes(kind)) invalid(`${where} is a ${kind} trace; this trainer takes ${traceKinds.join(', ') || 'none'}`);
-        if (st.trace?.kind.case === 'pointer') checkPointer(st.trace.kind.value, `${where}.pointer`);
-        if (st.trace?.kind.case === 'tokens') checkTokens(st.trace.kind.value, `${where}.tokens`);
-      }
+      for (const [ti, st] of s.steps.entries()) checkStep(st, `${at}.steps[${ti}].trace`, traceKinds, opts.deferEncodedTraces === true);
     }
+  }
+}
+
+function checkStep(st: TrainStep, where: string, traceKinds: readonly string[], defer: boolean): void {
+  // A deferred trace is still encoded: its kind is read without decoding it, its contents later.
+  const deferred = defer && pendingTraceBytes(st) !== undefined;
+  const kind = deferred ? traceKind(st) : st.trace?.kind.case;
+  if (kind === undefined) invalid(`${where} is missing`);
+  if (!traceKinds.includes(kind)) invalid(`${where} is a ${kind} trace; this trainer takes ${traceKinds.join(', ') || 'none'}`);
+  if (deferred) return;
+  if (st.trace?.kind.case === 'pointer') checkPointer(st.trace.kind.value, `${where}.pointer`);
+  if (st.trace?.kind.case === 'tokens') checkTokens(st.trace.kind.value, `${where}.tokens`);
+}
+
+/**
+ * Checks every step's trace of `groups` (what validateTrainRequest with deferEncodedTraces left
+ * for where the traces are decoded).
+ * @throws TrainerError TRAINER_INVALID_REQUEST naming the field.
+ */
+export function validateTrainTraces(groups: readonly TrainGroup[], traceKinds: readonly string[]): void {
+  for (const [gi, g] of groups.entries()) {
+    for (const [si, s] of g.samples.entries()) for (const [ti, st] of s.steps.entries()) checkStep(st, `groups[${gi}].samples[${si}].steps[${ti}].trace`, traceKinds, false);
   }
 }
 

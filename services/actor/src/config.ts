@@ -6,7 +6,8 @@
 // before the actor starts). OWRL_SYNTHETIC=1 runs synthetic episodes instead of Chromium (a
 // stand-in for many browser slots, for scale tests: synthetic-episodes.ts), shaped by
 // OWRL_SYNTHETIC_SPEEDUP, _STEP_MEDIAN_S, _STEP_SIGMA, _MIN_STEPS, _SHOT_BYTES, _ENV_ERROR_RATE and
-// _TASK_TIMEOUT_S.
+// _TASK_TIMEOUT_S, and OWRL_SYNTHETIC_STAGGER_FIRST (the first N episodes wait only the rest of
+// one under way: a fleet started at once runs at its steady rate from the start; 0 = off).
 import os from 'node:os';
 import { ConfigError, envBool, envInt, envList, envNumber, envOneOf, envString, type Env } from '@owrl/core';
 import { openAIPolicyConfigFromEnv, type OpenAIPolicyConfig } from '@owrl/llm-policy';
@@ -69,6 +70,7 @@ function syntheticSettings(env: Env): SyntheticOptions {
     minSteps: envInt('OWRL_SYNTHETIC_MIN_STEPS', d.minSteps, env, 1),
     shotBytes: envInt('OWRL_SYNTHETIC_SHOT_BYTES', d.shotBytes, env, 0),
     envErrorRate: num('OWRL_SYNTHETIC_ENV_ERROR_RATE', d.envErrorRate, 0, 1),
+    staggerFirst: envInt('OWRL_SYNTHETIC_STAGGER_FIRST', d.staggerFirst, env, 0),
   };
 }
 

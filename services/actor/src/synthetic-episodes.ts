@@ -31,6 +31,13 @@ export interface SyntheticOptions {
   envErrorRate: number;
   /** Longest episode in real seconds (the paper's task timeout); beyond it: ENV_ERROR task_timeout. */
   taskTimeoutS: number;
+  /**
+   * The first this many episodes (one per slot: give the actor's slot count) wait only the rest
+   * of an episode already under way — a uniform share of a length-biased draw from the model —
+   * so a fleet whose slots all start at once finishes episodes at its steady rate from the start
+   * instead of in a wave (0: off). Their trajectories are still the request's own.
+   */
+  staggerFirst: number;
 }
 
 /**
@@ -46,6 +53,7 @@ export const SYNTHETIC_DEFAULTS: SyntheticOptions = {
   shotBytes: 48 * 1024,
   envErrorRate: 0.03,
   taskTimeoutS: 600,
+  staggerFirst: 0,
 };
 
 /** What one synthetic episode will be, drawn before it runs (pure: a function of the request). */
@@ -107,8 +115,23 @@ function checkOptions(o: SyntheticOptions): void {
   for (const k of positive) if (!(Number.isFinite(o[k]) && o[k] > 0)) throw new RangeError(`synthetic option ${k}=${o[k]} must be a positive number`);
   if (!(o.stepSigma >= 0 && Number.isFinite(o.stepSigma))) throw new RangeError(`synthetic option stepSigma=${o.stepSigma} must be >= 0`);
   if (!(o.envErrorRate >= 0 && o.envErrorRate <= 1)) throw new RangeError(`synthetic option envErrorRate=${o.envErrorRate} must be within [0, 1]`);
+  if (!Number.isInteger(o.staggerFirst) || o.staggerFirst < 0) throw new RangeError(`synthetic option staggerFirst=${o.staggerFirst} must be an integer >= 0`);
   if (!Number.isInteger(o.minSteps) || o.minSteps < 1) throw new RangeError(`synthetic option minSteps=${o.minSteps} must be an integer >= 1`);
   if (!Number.isInteger(o.shotBytes) || o.shotBytes < 0) throw new RangeError(`synthetic option shotBytes=${o.shotBytes} must be an integer >= 0`);
+}
+
+/**
+ * Seconds (as run) left of an episode found under way at a random instant of a steady fleet (the
+ * stationary residual of the renewal process): an episode of `req`'s kind drawn with probability
+ * proportional to its length (rejection against the task timeout, the longest), times a uniform share.
+ */
+export function residualWaitS(req: RolloutRequest, o: SyntheticOptions, rng: () => number): number {
+  for (let i = 0; i < 10_000; i++) {
+    const seed = BigInt(Math.floor(rng() * 2 ** 32)) * 4294967296n + BigInt(Math.floor(rng() * 2 ** 32));
+    const d = planEpisode({ ...req, seed }, o);
+    if (rng() * o.taskTimeoutS <= d.realS) return (rng() * d.realS) / o.speedup;
+  }
+  return (rng() * planEpisode(req, o).realS) / o.speedup;
 }
 
 /**
@@ -216,6 +239,8 @@ export class SyntheticEpisodes {
   private readonly o: SyntheticOptions;
   private readonly waiting = new Set<() => void>();
   private hurried = false;
+  /** Episodes started (the first options.staggerFirst wait a residual). */
+  private started = 0;
 
   /** @throws RangeError naming an option out of range. */
   constructor(opts: Partial<SyntheticOptions> = {}) {
@@ -265,7 +290,9 @@ export class SyntheticEpisodes {
     const also = task?.verifier?.alsoAnswer?.accepted[0];
     const answer = plan.outcome === 'success' ? (also ?? accepted) : plan.outcome === 'wrong_answer' ? `not ${accepted}` : null;
     const steps: EpisodeStep<PolicyTrace>[] = [];
-    const perStepMs = (plan.waitS * 1000) / plan.steps;
+    // A slot's first episode of a staggered start waits only what is left of one under way.
+    const waitS = this.started++ < this.o.staggerFirst ? residualWaitS(request, this.o, mulberry32(Number((request.seed ^ 0x2545f491n) % 4294967296n))) : plan.waitS;
+    const perStepMs = (waitS * 1000) / plan.steps;
     // Below the timers' 1 ms resolution (a run compressed for the bus bench) one wait for the
     // whole episode: a wake-up per step would time how busy the machine is, not the episode.
     const stepWaitMs = perStepMs >= 1 ? perStepMs : 0;
@@ -282,7 +309,7 @@ export class SyntheticEpisodes {
       steps.push(s);
       await hooks?.onStep?.(s);
     }
-    if (stepWaitMs === 0) await this.wait(plan.waitS * 1000);
+    if (stepWaitMs === 0) await this.wait(waitS * 1000);
     const calledDone = answer !== null && (plan.outcome === 'success' || plan.outcome === 'wrong_answer');
     const termination =
       plan.outcome === 'env_error'

@@ -6,7 +6,7 @@ import {
   DiagnosticsSchema,
   effectKindFromName,
   EffectSchema,
-  encode,
+  encodeTrajectory,
   make,
   PageEvalSchema,
   PointSchema,
@@ -135,7 +135,8 @@ function cut(s: string, n: number): string {
  */
 export function fitPayload(t: Trajectory, maxBytes: number): FitResult {
   const trimmed: string[] = [...t.trimmed];
-  let data = encode(TrajectorySchema, t);
+  // encodeTrajectory: the pointer traces (most of the numbers) written directly, same bytes decoded.
+  let data = encodeTrajectory(t);
   const stages: Array<[string, () => boolean]> = [
     [
       'final_screenshot',
@@ -203,7 +204,7 @@ export function fitPayload(t: Trajectory, maxBytes: number): FitResult {
     if (!drop()) continue;
     if (!trimmed.includes(name)) trimmed.push(name);
     t.trimmed = trimmed;
-    data = encode(TrajectorySchema, t);
+    data = encodeTrajectory(t);
   }
   return { bytes: data.length, trimmed, fits: data.length <= maxBytes, data };
 }

@@ -1,7 +1,8 @@
 // Test helpers of the actor tests on a real nats-server: await a run's trajectories as they are
 // published, watch the order of trajectory publishes and request acks, and the number of requests
 // left in OWRL_TASKS once the actor's acks have landed.
-import { STREAM_TASKS, STREAM_TRAJ, type Bus } from '@owrl/bus';
+import { CONSUMER_ACTORS, STREAM_TASKS, STREAM_TRAJ, type Bus } from '@owrl/bus';
+import { parseAckSubject } from '@owrl/testkit';
 import { decode, TrajectorySchema, type Trajectory } from '@owrl/proto';
 
 /** Awaits the first `n` trajectories of a run as they are published (ordered consumer, no polling). */
@@ -85,7 +86,8 @@ export function watchPublishAck(bus: Bus, runId: string): PublishAckWatch {
   const acks = bus.nc.subscribe(`$JS.ACK.${STREAM_TASKS}.>`, {
     callback: (err, m) => {
       if (err) return;
-      events.push({ kind: 'ack', seq: Number(m.subject.split('.')[5]), body: new TextDecoder().decode(m.data) });
+      const a = parseAckSubject(m.subject, STREAM_TASKS, CONSUMER_ACTORS);
+      if (a) events.push({ kind: 'ack', seq: a.streamSeq, body: new TextDecoder().decode(m.data) });
       seen();
     },
   });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { ActorRegistry, connectBus, ensureTopology, ScreenshotStore, STREAM_SHOTS, taskSubject, WeightsPointer, type Bus } from '@owrl/bus';
-import { MemoryMeter, silentLogger } from '@owrl/core';
+import { MemoryMeter, mulberry32, silentLogger } from '@owrl/core';
 import { createVerifiers, judgeTrajectory } from '@owrl/judge-core';
 import { DEFAULT_DIM, exportOnnx, initialModel, POLICY_KIND } from '@owrl/policy';
 import { decode, encode, make, PolicyArtifactSchema, RolloutRequestSchema, TaskSchema, TerminationClass, TrajectorySchema, VerifierSchema, AnswerMatchSchema, type RolloutRequest } from '@owrl/proto';
@@ -17,7 +17,7 @@ import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { Actor } from '../src/actor.js';
 import type { ActorConfig } from '../src/config.js';
 import { PolicyHolder } from '../src/policy-holder.js';
-import { planEpisode, SYNTHETIC_DEFAULTS, SyntheticEpisodes, taskSuccessRate } from '../src/synthetic-episodes.js';
+import { planEpisode, residualWaitS, SYNTHETIC_DEFAULTS, SyntheticEpisodes, taskSuccessRate } from '../src/synthetic-episodes.js';
 import { collectTrajectories } from './bus-helpers.js';
 
 function request(i: number, maxSteps: number, runId = 'syn'): RolloutRequest {
@@ -75,6 +75,22 @@ void test('episode times: lognormal per-step time × uniform step count, long-ta
   // Site failures at the configured rate.
   const env = Array.from({ length: 4000 }, (_, i) => planEpisode(request(i, 30), { ...SYNTHETIC_DEFAULTS, envErrorRate: 0.1 })).filter((p) => p.outcome === 'env_error').length;
   assert.ok(env > 300 && env < 500, `env errors ${env} of 4000 at 10 %`);
+});
+
+void test('a staggered start: the residual of an episode under way has the renewal mean E[D²] / 2E[D], not E[D] / 2', () => {
+  const o = { ...SYNTHETIC_DEFAULTS, speedup: 0.25 };
+  const real = Array.from({ length: 20_000 }, (_, i) => planEpisode(request(i, 15), o).realS);
+  const m1 = real.reduce((a, b) => a + b, 0) / real.length;
+  const m2 = real.reduce((a, b) => a + b * b, 0) / real.length;
+  const rng = mulberry32(42);
+  const res = Array.from({ length: 4000 }, (_, i) => residualWaitS(request(i, 15), o, rng));
+  const mean = res.reduce((a, b) => a + b, 0) / res.length;
+  // As run: divided by the speedup (0.25 dilates 4×). Long tail: E[D²] / 2E[D] is well above E[D] / 2.
+  const want = m2 / (2 * m1) / o.speedup;
+  assert.ok(want > (1.2 * m1) / 2 / o.speedup, 'the model is long-tailed enough to tell the two apart');
+  assert.ok(Math.abs(mean - want) / want < 0.06, `residual mean ${mean.toFixed(1)} s, renewal mean ${want.toFixed(1)} s`);
+  assert.ok(Math.min(...res) >= 0 && Math.max(...res) <= o.taskTimeoutS / o.speedup);
+  assert.throws(() => new SyntheticEpisodes({ staggerFirst: -1 }), /staggerFirst=-1/);
 });
 
 void test('task success rates spread over [0.1, 0.9], so most groups are mixed', () => {

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkDemoPolicy, type DemoOptions } from './demo/demo-options.js';
+import { checkDemoPolicy, defaultDemoRounds, defaultDemoTimeoutS, type DemoOptions } from './demo/demo-options.js';
 import { UsageError } from './usage.js';
 
 /** The demo trains on a mix of the bundled sites. */
@@ -26,7 +26,9 @@ usage:
             [--policy pointer|openai] [--base-url URL] [--model NAME] [--engine vllm|sglang|openai]
             [--trainer HOST:PORT]
       Train the built-in policy on the bundled sites: starts nats-server (unless NATS_URL is set),
-      sites, learner, judge and actors as separate processes, and prints progress per round.
+      sites, learner, judge and actors as separate processes, and prints progress per round
+      (--rounds: 20 by default, 28 with --no-warmup, whose rounds are quicker; --timeout: 1800 s,
+      or 90 s a round for longer runs).
       With the pointer policy it first clones the scripted solvers by default (--no-warmup: off;
       N demonstration tasks per suite, behaviour cloning), reports its held-out success, and
       starts RL from that policy.
@@ -116,7 +118,8 @@ async function main(argv: string[]): Promise<number> {
       if (policy !== 'pointer' && policy !== 'openai') throw new UsageError(`--policy must be pointer or openai, not ${JSON.stringify(policy)}`);
       const engine = values.engine ?? 'vllm';
       if (engine !== 'vllm' && engine !== 'sglang' && engine !== 'openai') throw new UsageError(`--engine must be vllm, sglang or openai, not ${JSON.stringify(engine)}`);
-      const rounds = int('rounds', values.rounds ?? process.env['OWRL_DEMO_ROUNDS'], 20);
+      const warmup = values['no-warmup'] ? false : (values.warmup ?? (policy === 'pointer' && DEMO_WARMUP));
+      const rounds = int('rounds', values.rounds ?? process.env['OWRL_DEMO_ROUNDS'], defaultDemoRounds({ warmup, policy }));
       const demo: DemoOptions = {
         rounds,
         actors: int('actors', values.actors, 2),
@@ -130,8 +133,8 @@ async function main(argv: string[]): Promise<number> {
         runId: values['run-id'] ?? `demo-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`,
         outDir: values.out ?? path.resolve('runs'),
         jsonOut: values.json ?? '',
-        timeoutS: int('timeout', values.timeout, 1800),
-        warmup: values['no-warmup'] ? false : (values.warmup ?? (policy === 'pointer' && DEMO_WARMUP)),
+        timeoutS: int('timeout', values.timeout, defaultDemoTimeoutS(rounds)),
+        warmup,
         warmupTasks: int('warmup-tasks', values['warmup-tasks'], 8),
         warmupEpochs: int('warmup-epochs', values['warmup-epochs'], 30),
         policy,
@@ -153,8 +156,8 @@ async function main(argv: string[]): Promise<number> {
     case 'status': {
       const { values } = parseArgs({ args: rest, options: { learner: { type: 'string' }, json: { type: 'boolean' } } });
       const addr = values.learner ?? process.env['OWRL_LEARNER'] ?? latestDemoAddress(path.resolve('runs')) ?? '127.0.0.1:50051';
-      const [{ LearnerClientHandle }, { formatState }] = await Promise.all([import('./learner-client.js'), import('./format.js')]);
-      const client = new LearnerClientHandle(addr);
+      const [{ LearnerClient }, { formatState }] = await Promise.all([import('@owrl/learner-client'), import('./format.js')]);
+      const client = new LearnerClient(addr);
       try {
         const s = await client.getRunState();
         if (values.json) {

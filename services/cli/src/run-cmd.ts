@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { RunPhase, ScoredTrajectorySchema, terminationClassName, toJson, type RunEvent, type RunState } from '@owrl/proto';
 import { formatState, phaseName } from './format.js';
-import { LearnerClientHandle } from './learner-client.js';
+import { LearnerClient } from '@owrl/learner-client';
 import { UsageError } from './usage.js';
 
 export const RUN_COMMANDS = ['watch', 'pause', 'resume', 'groups', 'trajectory'] as const;
@@ -51,7 +51,7 @@ export async function runRunCommand(cmd: (typeof RUN_COMMANDS)[number], args: st
     },
   });
   const addr = values.learner ?? env['OWRL_LEARNER'] ?? io.defaultLearner();
-  const client = new LearnerClientHandle(addr);
+  const client = new LearnerClient(addr);
   try {
     switch (cmd) {
       case 'watch':
@@ -60,7 +60,7 @@ export async function runRunCommand(cmd: (typeof RUN_COMMANDS)[number], args: st
       case 'resume': {
         const token = values.token ?? env['OWRL_CONTROL_TOKEN'] ?? '';
         if (!token) throw new UsageError(`owrl ${cmd} needs the learner's control token: --token T or OWRL_CONTROL_TOKEN`);
-        const s = cmd === 'pause' ? await client.pauseRun(token, values.reason ?? '') : await client.resumeRun(token);
+        const s = cmd === 'pause' ? await client.pauseRun(values.reason ?? '', token) : await client.resumeRun(token);
         io.out(values.json ? jsonLine(s) : `run ${s.runId}: phase ${phaseName(s.phase)}${s.message ? ` (${s.message})` : ''}, round ${s.round}/${s.roundsTotal}`);
         return 0;
       }
@@ -125,7 +125,7 @@ export async function runRunCommand(cmd: (typeof RUN_COMMANDS)[number], args: st
  * line; otherwise the state, redrawn on a terminal. A dropped stream is reopened from the last
  * resource version seen (--reconnect attempts, default 10).
  */
-async function watch(client: LearnerClientHandle, values: { json?: boolean; since?: string; count?: string; reconnect?: string }, io: RunCommandIo): Promise<number> {
+async function watch(client: LearnerClient, values: { json?: boolean; since?: string; count?: string; reconnect?: string }, io: RunCommandIo): Promise<number> {
   const num = (name: string, v: string | undefined, def: number) => {
     if (v === undefined) return def;
     const n = Number(v);

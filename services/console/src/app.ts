@@ -9,7 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Blacklist, BlacklistEntry, ScreenshotStore } from '@owrl/bus';
 import type { Logger } from '@owrl/core';
 import { BlacklistInfoSchema, make, type RunEvent, type RunState } from '@owrl/proto';
-import { isGrpcError, type LearnerClient } from './learner-client.js';
+import { isGrpcError, type LearnerClient } from '@owrl/learner-client';
 import { errorPage, groupPage, overviewLive, overviewPage, roundPage, trajectoryPage } from './views.js';
 
 export interface ConsoleAppOptions {

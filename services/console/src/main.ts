@@ -3,7 +3,7 @@ import { Blacklist, ensureTopology, ScreenshotStore } from '@owrl/bus';
 import { runService } from '@owrl/service';
 import { ConsoleApp } from './app.js';
 import { loadConsoleConfig } from './config.js';
-import { LearnerClient } from './learner-client.js';
+import { LearnerClient } from '@owrl/learner-client';
 
 runService({
   name: 'console',

@@ -35,7 +35,7 @@ import {
 } from '@owrl/proto';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { ConsoleApp } from '../src/app.js';
-import { LearnerClient } from '../src/learner-client.js';
+import { LearnerClient } from '@owrl/learner-client';
 
 const TOKEN = 'tok-123';
 

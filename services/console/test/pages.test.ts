@@ -17,7 +17,7 @@ import { silentLogger } from '@owrl/core';
 import { RunPhase } from '@owrl/proto';
 import { startSystem, waitUntil } from '@owrl/testkit';
 import { ConsoleApp } from '../src/app.js';
-import { LearnerClient } from '../src/learner-client.js';
+import { LearnerClient } from '@owrl/learner-client';
 
 const TOKEN = 'console-test-token';
 const SHOTS_DIR = process.env['OWRL_CONSOLE_SHOTS'];

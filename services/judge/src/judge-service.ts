@@ -12,7 +12,7 @@ import {
   type ConsumeHandle,
   type Delivery,
 } from '@owrl/bus';
-import { noopMeter, parseTrajectoryId, silentLogger, type Logger, type Meter } from '@owrl/core';
+import { lazyChild, noopMeter, parseTrajectoryId, silentLogger, type Logger, type Meter } from '@owrl/core';
 import {
   addPair,
   calibrationFigures,
@@ -28,7 +28,7 @@ import {
   type VerdictProvider,
   type Verifiers,
 } from '@owrl/judge-core';
-import { ScoredTrajectorySchema, TrajectorySchema, clone, verdictSourceName, type ScoredTrajectory, type Trajectory } from '@owrl/proto';
+import { ScoredTrajectorySchema, TrajectorySchema, clone, decodeTrajectoryLazy, verdictSourceName, type ScoredTrajectory, type Trajectory } from '@owrl/proto';
 import { createJudgeMetrics, type JudgeMetrics } from './judge-metrics.js';
 import { encodeScoredWith } from './scored-bytes.js';
 
@@ -83,8 +83,6 @@ export class JudgeService {
   readonly #shadow: VerdictProvider | undefined;
   readonly #published: LruSet;
   readonly #inFlight = new Set<string>();
-  /** Acks sent whose confirmation has not come back yet (stop() waits for them). */
-  readonly #acking = new Set<Promise<void>>();
   readonly #now: () => number;
   readonly #pullExpiresMs: number | undefined;
   #handle: ConsumeHandle | null = null;
@@ -130,19 +128,25 @@ export class JudgeService {
       stream: STREAM_TRAJ,
       consumer: CONSUMER_JUDGE,
       schema: TrajectorySchema,
+      // The verifiers read the trajectory's own fields, not its steps (most of the bytes): those
+      // stay encoded unless a verdict source reads them (the judge model's prompt), and go out
+      // as they came (encodeScoredWith).
+      decode: decodeTrajectoryLazy,
       maxInFlight: this.#concurrency,
+      // Acked once the scored trajectory is stored; a lost ack brings the trajectory back, and its
+      // id is then a duplicate here (or in OWRL_SCORED's duplicate window, and at the learner).
+      confirmAcks: false,
       handler: (d) => this.#handle_(d),
       ...(this.#pullExpiresMs !== undefined ? { pullExpiresMs: this.#pullExpiresMs } : {}),
     });
     this.#log.info({ judgeVersion: this.#judgeVersion, concurrency: this.#concurrency, timeoutMs: this.#timeoutMs }, 'judge consuming');
   }
 
-  /** Stops pulling and waits for in-flight trajectories to be published and acked (and the acks confirmed). */
+  /** Stops pulling and waits for in-flight trajectories to be published and acked (the acks flushed to the server). */
   async stop(): Promise<void> {
     const h = this.#handle;
     if (!h) return;
     await h.stop();
-    await Promise.all([...this.#acking]);
     this.#handle = null;
     this.#log.info({ ...this.stats }, 'judge stopped');
   }
@@ -157,7 +161,8 @@ export class JudgeService {
       await d.term(subject.error);
       return;
     }
-    const log = this.#log.child({ trajectory: id, run: traj.request?.runId ?? '' });
+    // Made on its first line only: at warn, a trajectory judged as expected writes none.
+    const log = lazyChild(this.#log, { trajectory: id, run: traj.request?.runId ?? '' });
     if (this.#published.has(id)) {
       this.#duplicate(log, d, 'already published');
       this.#ack(log, d);
@@ -266,16 +271,14 @@ export class JudgeService {
   }
 
   /**
-   * Acks (the scored trajectory is already stored) and frees the slot at once: the server's
-   * confirmation is awaited aside (stop() waits for it), not by the next trajectory. An ack lost
-   * on the way only brings the trajectory back, and the redelivery is recognised as a duplicate.
+   * Acks (the scored trajectory is already stored) without waiting for the server's confirmation
+   * (the consumer's confirmAcks is off; its stop() flushes the acks sent): an ack lost on the way
+   * only brings the trajectory back, and the redelivery is recognised as a duplicate.
    */
   #ack(log: Logger, d: Delivery<Trajectory>): void {
-    const p = d.ack().catch((e: unknown) => {
-      log.warn({ err: (e as Error).message }, 'ack not confirmed; a redelivery will be deduplicated');
+    d.ack().catch((e: unknown) => {
+      log.warn({ err: (e as Error).message }, 'ack not sent; a redelivery will be deduplicated');
     });
-    this.#acking.add(p);
-    void p.finally(() => this.#acking.delete(p));
   }
 
   #count(outcome: JudgeOutcome): void {

@@ -43,6 +43,18 @@ export interface LoopState {
   carry?: RoundLedgerJson;
   /** Async mode: run-wide staleness of trained trajectories (count per lag) and drops. */
   staleness?: { counts: number[]; dropped: number };
+  /**
+   * Async mode: an update written ahead whose training these weights do not hold yet (it trains
+   * while the next round goes on). A restart trains its written-ahead request again.
+   */
+  pendingUpdate?: PendingUpdateJson;
+}
+
+/** An update checkpointed as written ahead and not yet trained: its round, the version it makes, the round's summary (protobuf JSON). */
+export interface PendingUpdateJson {
+  round: number;
+  target: number;
+  summary: unknown;
 }
 
 export interface CheckpointData {
@@ -139,8 +151,11 @@ export class CheckpointStore {
   }
 
   save(c: CheckpointData): void {
-    const weightsFile = path.join(this.dir, `weights-r${c.nextRound}.bin`);
-    const optimizerFile = path.join(this.dir, `adam-r${c.nextRound}.bin`);
+    // Named by round and version: an async round is checkpointed twice (its update written ahead,
+    // then trained), and a rename over the file the current manifest names would change the
+    // weights a crash in between resumes from.
+    const weightsFile = path.join(this.dir, `weights-r${c.nextRound}-v${c.policyVersion}.bin`);
+    const optimizerFile = path.join(this.dir, `adam-r${c.nextRound}-v${c.policyVersion}.bin`);
     const w = c.model.weights;
     // First the rounds (a crash before the manifest's rename leaves extra lines, dropped at load).
     this.roundsLog.append(c.rounds);
@@ -161,7 +176,7 @@ export class CheckpointStore {
     writeAtomic(path.join(this.dir, 'checkpoint.json'), JSON.stringify({ ...manifest, weightsFile: path.basename(weightsFile) }));
     const keep = new Set([path.basename(weightsFile), path.basename(optimizerFile)]);
     for (const f of fs.readdirSync(this.dir)) {
-      if (/^(weights|adam)-r\d+\.bin$/.test(f) && !keep.has(f)) fs.rmSync(path.join(this.dir, f), { force: true });
+      if (/^(weights|adam)-r\d+(-v\d+)?\.bin$/.test(f) && !keep.has(f)) fs.rmSync(path.join(this.dir, f), { force: true });
     }
   }
 
@@ -344,6 +359,12 @@ function readManifest(file: string): Manifest & { weightsFile: string } {
     field(loop, 'rng', 'number', at);
     field(loop, 'curriculumStage', 'integer', at);
     field(loop, 'settledIds', 'array', at);
+    field(loop, 'pendingUpdate', 'object', at, true);
+    if (loop['pendingUpdate'] !== undefined) {
+      const pu = loop['pendingUpdate'] as Record<string, unknown>;
+      for (const k of ['round', 'target']) field(pu, k, 'integer', `${at}.pendingUpdate`);
+      field(pu, 'summary', 'object', `${at}.pendingUpdate`);
+    }
   }
   return m as unknown as Manifest & { weightsFile: string };
 }

@@ -63,6 +63,12 @@ export interface LearnerConfig {
   blacklistTtlMs: number;
   /** ack_wait of the run's learner consumer; held scored trajectories get working() well within it. */
   scoredAckWaitMs: number;
+  /**
+   * max_ack_pending of the run's learner consumer at start (OWRL_SCORED_MAX_ACK_PENDING, 20000):
+   * the most scored trajectories it may hold unacked. The learner raises it when the results it
+   * may hold (every rollout of its pending and untrained groups) would outgrow it.
+   */
+  scoredMaxAckPending: number;
   /** On SIGTERM, how long the current round may still run to finish; past it the round is left for the next start, never trained truncated. */
   stopGraceMs: number;
   /** Test hook: SIGKILL the learner at a named point of a round (OWRL_CRASH_AT). */
@@ -181,6 +187,7 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     blacklistWindowMs: envInt('OWRL_BLACKLIST_WINDOW_S', 600, env, 1) * 1000,
     blacklistTtlMs: envInt('OWRL_BLACKLIST_TTL_S', 1800, env, 1) * 1000,
     scoredAckWaitMs: 0,
+    scoredMaxAckPending: envInt('OWRL_SCORED_MAX_ACK_PENDING', 20_000, env, 1),
     stopGraceMs: envInt('OWRL_STOP_GRACE_S', 30, env, 0) * 1000,
     crashAt: null,
     initPolicy: envString('OWRL_INIT_POLICY', '', env),

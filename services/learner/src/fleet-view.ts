@@ -1,8 +1,9 @@
 // The fleet in the run state: RunState.actors from the actor registry (KV owrl_actors) and
 // RunState.blacklist from KV owrl_blacklist, re-read every few seconds. An actor whose last
 // heartbeat is older than the heartbeat timeout is dropped even while its KV entry lives (the
-// bucket TTL drops it on the server later). The store changes (kind "fleet") only when what a
-// reader sees differs from the last read.
+// bucket TTL drops it on the server later), also while KV cannot be read: a failed or hung read
+// (bounded by a timeout) keeps the last records, and actors still age out of them. The store
+// changes (kind "fleet") only when what a reader sees differs from the last read.
 import type { ActorRecord, BlacklistEntry } from '@owrl/bus';
 import { ActorInfoSchema, BlacklistInfoSchema, make, type ActorInfo, type BlacklistInfo } from '@owrl/proto';
 import type { Logger } from '@owrl/telemetry';
@@ -19,6 +20,8 @@ export interface FleetViewOptions {
   intervalMs?: number;
   /** An actor whose last heartbeat is older than this is left out. Default 30 s (3 heartbeats of 10 s). */
   heartbeatTimeoutMs?: number;
+  /** A read that takes longer is abandoned as failed, so a hung request cannot freeze the view. Default max(10 s, 3 intervals). */
+  readTimeoutMs?: number;
   clock?: () => number;
 }
 
@@ -29,7 +32,11 @@ export class FleetView {
   private failing = false;
   private readonly intervalMs: number;
   private readonly timeoutMs: number;
+  private readonly readTimeoutMs: number;
   private readonly clock: () => number;
+  /** The last registry records and blacklist read, for aging actors out while KV cannot be read. */
+  private lastRecords: readonly ActorRecord[] = [];
+  private lastBlacklist: BlacklistInfo[] = [];
 
   constructor(
     private readonly sources: FleetSources,
@@ -39,9 +46,11 @@ export class FleetView {
   ) {
     this.intervalMs = o.intervalMs ?? 3000;
     this.timeoutMs = o.heartbeatTimeoutMs ?? 30_000;
+    this.readTimeoutMs = o.readTimeoutMs ?? Math.max(10_000, 3 * this.intervalMs);
     this.clock = o.clock ?? Date.now;
     if (!Number.isFinite(this.intervalMs) || this.intervalMs < 1) throw new RangeError(`fleet view intervalMs=${String(o.intervalMs)} must be >= 1`);
     if (!Number.isFinite(this.timeoutMs) || this.timeoutMs < 1) throw new RangeError(`fleet view heartbeatTimeoutMs=${String(o.heartbeatTimeoutMs)} must be >= 1`);
+    if (!Number.isFinite(this.readTimeoutMs) || this.readTimeoutMs < 1) throw new RangeError(`fleet view readTimeoutMs=${String(o.readTimeoutMs)} must be >= 1`);
   }
 
   /** Reads once, then every `intervalMs` until stop(). */
@@ -67,19 +76,26 @@ export class FleetView {
   }
 
   private async read(): Promise<void> {
-    let actors: ActorInfo[];
-    let blacklist: BlacklistInfo[];
+    let timer: NodeJS.Timeout | undefined;
     try {
-      const [a, b] = await Promise.all([this.sources.actors.list(), this.sources.blacklist.list()]);
-      actors = liveActors(a, this.clock(), this.timeoutMs);
-      blacklist = b.map((e) => make(BlacklistInfoSchema, { host: e.host, reason: e.reason, failures: e.failures, untilMs: BigInt(Math.max(0, Math.trunc(e.untilMs))) }));
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${this.readTimeoutMs} ms`)), this.readTimeoutMs);
+      });
+      const [a, b] = await Promise.race([Promise.all([this.sources.actors.list(), this.sources.blacklist.list()]), timeout]);
+      this.lastRecords = a;
+      this.lastBlacklist = b.map((e) => make(BlacklistInfoSchema, { host: e.host, reason: e.reason, failures: e.failures, untilMs: BigInt(Math.max(0, Math.trunc(e.untilMs))) }));
+      if (this.failing) this.log.info({}, 'actor registry and blacklist readable again');
+      this.failing = false;
     } catch (e) {
-      if (!this.failing) this.log.warn({ err: e }, 'reading the actor registry or the blacklist failed; keeping the last fleet view');
+      if (!this.failing) this.log.warn({ err: e }, 'reading the actor registry or the blacklist failed; keeping the last fleet view, actors aging out of it');
       this.failing = true;
-      return;
+    } finally {
+      clearTimeout(timer);
     }
-    if (this.failing) this.log.info({}, 'actor registry and blacklist readable again');
-    this.failing = false;
+    this.show(liveActors(this.lastRecords, this.clock(), this.timeoutMs), this.lastBlacklist);
+  }
+
+  private show(actors: ActorInfo[], blacklist: BlacklistInfo[]): void {
     const key = JSON.stringify([actors, blacklist], (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
     if (key === this.lastKey) return;
     this.lastKey = key;

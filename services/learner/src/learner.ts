@@ -21,23 +21,27 @@
 // (the control surface), checkpoint.ts.
 import { fnv1a, hostOf, REASON_HOST_BLACKLISTED, REASON_POLICY_BEHIND, SeededRng } from '@owrl/core';
 import {
+  fromJson,
   make,
+  toJson,
   RolloutRequestSchema,
   RoundSummarySchema,
   DifficultyStatSchema,
   SuiteStatSchema,
   RunPhase,
   ScoredTrajectorySchema,
+  decodeScoredLazy,
+  stepCount,
   StalenessStatSchema,
   type RoundSummary,
   type ScoredTrajectory,
 } from '@owrl/proto';
 import { CONSUMER_ACTORS, ensureLearnerConsumer, STREAM_SCORED, STREAM_TASKS, taskSubject, type Bus, type Delivery, type WeightsPointer, type Blacklist } from '@owrl/bus';
 import type { PointerModel } from '@owrl/policy';
-import { Curriculum, type GrpoTrainer } from '@owrl/rl';
+import { Curriculum, type GrpoTrainer, type UpdateStats } from '@owrl/rl';
 import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
-import { bigMapFromJson, bigMapToJson, countersFromJson, countersToJson, type CheckpointStore, type RestoredCheckpoint, type RoundFile } from './checkpoint.js';
+import { bigMapFromJson, bigMapToJson, countersFromJson, countersToJson, type CheckpointStore, type PendingUpdateJson, type RestoredCheckpoint, type RoundFile } from './checkpoint.js';
 import type { LearnerConfig } from './config.js';
 import { RunControl } from './control.js';
 import { CrashPoints } from './crash-point.js';
@@ -46,8 +50,9 @@ import { HostGuard } from './host-guard.js';
 import { Inbox, type Pending } from './inbox.js';
 import type { LearnerMetrics } from './metrics.js';
 import { PolicyPublisher, type RemoteTrainerBinding } from './publisher.js';
-import { REASON_STALE, RoundLedger, type GroupState, type Redispatch } from './round-ledger.js';
+import { REASON_STALE, RoundLedger, type GroupState, type IngestResult, type Redispatch } from './round-ledger.js';
 import { RoundStats } from './round-stats.js';
+import { SettledIds } from './settled-ids.js';
 import { recordUpdateHealth } from './update-health.js';
 import type { RunStateStore } from './run-state-store.js';
 import type { TaskScheduler } from './scheduler.js';
@@ -65,6 +70,8 @@ export interface LearnerDeps {
   weights: WeightsPointer;
   blacklist: Blacklist;
   checkpoints: CheckpointStore;
+  /** Folder of written-ahead in-process updates (async mode; kept across restarts). */
+  updatesDir: string;
   /** Checkpoint the model and optimizer were restored from (OWRL_RESUME). */
   restored: RestoredCheckpoint | null;
   /** This start's count (bumped and persisted by the caller); part of every trajectory id. */
@@ -81,8 +88,6 @@ const ROUND_SAVE_MS = 500;
 const DISPATCH_CONCURRENCY = 16;
 /** Scored trajectories asked for per pull (consume's maxInFlight; the handler only queues them). */
 const SCORED_PULL_BATCH = 500;
-/** Scored trajectories acked at once. */
-const ACK_CONCURRENCY = 256;
 
 type RoundEnd = 'finished' | 'interrupted';
 
@@ -93,6 +98,26 @@ interface Carry {
   held: Pending[];
   /** Slots to publish again (their results went stale at the update). */
   redispatch: Redispatch[];
+}
+
+/**
+ * Async mode: a finished round's update, training (off the loop's thread) while the next round
+ * goes on. Its request is written ahead and checkpointed before it starts (the round's results
+ * are acked then); it is committed (weights checkpointed, then published) once it has trained: at
+ * the next round's first turn after that, or before that round's own update at the latest.
+ */
+interface PendingUpdate {
+  round: number;
+  /** The version it makes. */
+  target: number;
+  /** The round's summary, update health filled in at the commit. */
+  summary: RoundSummary;
+  training: Promise<UpdateStats>;
+  trainStart: number;
+  /** When it ended (trained or failed); null while it trains. */
+  trainedAt: number | null;
+  /** Round-finished log fields. */
+  carried: { carried: number; inFlight: number } | null;
 }
 
 export class Learner {
@@ -107,13 +132,17 @@ export class Learner {
   private readonly publisher: PolicyPublisher;
   private readonly crash: CrashPoints;
   private readonly retry: RetryOptions;
-  /** Ids the last finished round consumed (its acks may not have landed before a crash). */
-  private settled = new Set<string>();
-  /** Async mode: staleness of the trained trajectories over the run (count per lag) and results dropped as stale. */
-  private readonly staleness = { counts: [] as number[], dropped: 0 };
+  /** Ids the last two round ends settled (their acks may not have landed before a crash). */
+  private settled = new SettledIds();
+  /** Async mode: staleness of the trained trajectories over the run (count per lag); the stale drops are counters.staleDropped. */
+  private readonly staleness = { counts: [] as number[] };
   private consumer: { stop(): Promise<void> } | null = null;
   private loop: Promise<void> | null = null;
   private draining: Promise<void> | null = null;
+  /** The run's learner consumer and its max_ack_pending (raised as the results the learner may hold grow). */
+  private scoredConsumer = '';
+  private scoredMaxAckPending = 0;
+  private scoredRaiseFailed = false;
   /** max_ack_pending of the actors consumer (0: unknown) and whether the fleet outgrowing it was logged. */
   private actorsMaxAckPending = 0;
   private ackPendingWarned = false;
@@ -122,6 +151,8 @@ export class Learner {
   private roundSavedAt = 0;
   /** The ledger the round file holds (saved whole once, then journalled). */
   private roundFileLedger: RoundLedger | null = null;
+  /** Async mode: the previous round's update, training while this round goes on. */
+  private pendingUpdate: PendingUpdate | null = null;
 
   constructor(private readonly d: LearnerDeps) {
     this.curriculum = new Curriculum(d.config.curriculum);
@@ -153,6 +184,7 @@ export class Learner {
       crash: this.crash,
       logger: d.logger,
       retry: this.retry,
+      updatesDir: d.updatesDir,
       ...(d.remoteTrainer ? { remote: d.remoteTrainer } : {}),
     });
   }
@@ -169,6 +201,7 @@ export class Learner {
     }
     await this.loop?.catch(() => {});
     await this.draining;
+    await this.publisher.close();
   }
 
   /**
@@ -193,10 +226,9 @@ export class Learner {
         this.d.scheduler.restore(loop.scheduler);
         this.rng.state = loop.rng;
         this.hosts.restore(loop.hostWindows);
-        this.settled = new Set(loop.settledIds);
+        this.settled = new SettledIds(loop.settledIds);
         if (loop.staleness) {
           this.staleness.counts = [...loop.staleness.counts];
-          this.staleness.dropped = loop.staleness.dropped;
         }
       }
       store.change('snapshot', (s) => {
@@ -212,17 +244,35 @@ export class Learner {
       logger.info({ round: restored.nextRound, policyVersion: restored.policyVersion, incarnation: this.d.incarnation }, 'resumed from checkpoint');
     }
     await this.publisher.publish(this.policyVersion);
+    const pu = restored?.loop?.pendingUpdate;
+    if (pu) {
+      // An update checkpointed as written ahead, not yet trained into these weights: trained again.
+      logger.info({ round: pu.round, policyVersion: pu.target }, 'training the written-ahead update again');
+      this.startPending(pu.round, pu.target, fromJson(RoundSummarySchema, pu.summary as never), null);
+    }
     try {
       this.actorsMaxAckPending = (await bus.jsm.consumers.info(STREAM_TASKS, CONSUMER_ACTORS)).config.max_ack_pending ?? 0;
     } catch (e) {
       logger.warn({ err: e }, 'reading the actors consumer failed; its max_ack_pending is not checked against the fleet');
     }
-    const consumer = await withRetry('create the learner consumer', () => ensureLearnerConsumer(bus, config.runId, { ackWaitMs: config.scoredAckWaitMs, logger }), this.retry);
+    const consumer = await withRetry(
+      'create the learner consumer',
+      () => ensureLearnerConsumer(bus, config.runId, { ackWaitMs: config.scoredAckWaitMs, maxAckPending: config.scoredMaxAckPending, logger }),
+      this.retry,
+    );
+    this.scoredConsumer = consumer;
+    this.scoredMaxAckPending = config.scoredMaxAckPending;
+    // Sync mode holds at most a round's groups; async mode raises it as its pending groups grow (topUp).
+    await this.roomForHeld(config.maxGroupsPerRound * config.groupSize);
     this.inbox.start();
     this.consumer = await bus.consume({
       stream: STREAM_SCORED,
       consumer,
       schema: ScoredTrajectorySchema,
+      // The steps and their policy traces (most of the bytes) stay encoded until read: ingestion
+      // reads neither, the update batch takes each kept step's index and trace without decoding
+      // them, and the in-process update thread decodes the traces itself.
+      decode: decodeScoredLazy,
       // Bounds what one pull asks for: the server sends a pull's messages at once, and each waits
       // in the client's buffer for the loop to decode it with its ack_wait already running. At
       // 10 000 (≈ 600 MB of trajectories) a burst (a fleet's actors stopping and publishing what
@@ -230,6 +280,9 @@ export class Learner {
       // to the inbox, whose held deliveries get working() well within ack_wait.
       maxInFlight: SCORED_PULL_BATCH,
       autoAck: false,
+      // An ack lost on the way brings the result back, and the learner drops it (settled ids, the
+      // ledger's consumed ids); an unconfirmed ack was not sent again either: nothing to wait for.
+      confirmAcks: false,
       workingIntervalMs: Math.max(500, Math.floor(config.scoredAckWaitMs / 3)),
       handler: (delivery) => {
         this.inbox.push({ scored: delivery.value, delivery });
@@ -245,6 +298,8 @@ export class Learner {
       let carry: Carry | null = null;
       const firstRound = restored?.nextRound ?? 0;
       for (let round = firstRound; round < config.rounds && !this.stopping; round++) {
+        // A pause holds no update back: one still training is committed first.
+        if (this.control.paused) await this.commitPending(carry?.ledger ?? null, null);
         await this.waitWhilePaused();
         if (this.stopping) break;
         // The round in progress at a crash (also before the first checkpoint) resumes from its
@@ -256,6 +311,7 @@ export class Learner {
         carry = r.carry;
         if (end === 'interrupted') break;
       }
+      await this.commitPending(carry?.ledger ?? null, null);
       const finished = !this.stopping && end === 'finished';
       store.change('phase', (s) => {
         s.phase = finished ? RunPhase.FINISHED : RunPhase.FAILED;
@@ -296,7 +352,8 @@ export class Learner {
     while (!this.stopping) {
       const ev = await this.inbox.next(Infinity, () => this.stopping);
       if (!ev) break;
-      const res = ledger.ingest(ev.scored);
+      const res: IngestResult = this.settled.has(ev.scored.trajectoryId) ? { kind: 'duplicate' } : ledger.ingest(ev.scored);
+      this.d.logger.debug({ trajectory: ev.scored.trajectoryId, kind: res.kind, deliveries: ev.delivery.deliveryCount, seq: ev.delivery.seq }, 'result after the last round dropped');
       stats.ingested(ev.scored, res.kind === 'duplicate' || res.kind === 'late' ? res : { kind: 'late', cause: 'other_round' });
       this.d.store.change('progress', () => {});
       await this.ack([ev]);
@@ -311,17 +368,13 @@ export class Learner {
   }
 
   /**
-   * Acks (double acks, each confirmed) ACK_CONCURRENCY at a time: an update acks a round's worth
-   * of results, and one round trip each, in turn, held ingestion up for seconds at a large fleet.
+   * Acks (plain acks: the consumer does not confirm them, see confirmAcks above) and releases the
+   * deliveries from the inbox. A failure (the connection closed) keeps the failure policy.
    */
   private async ack(evs: { delivery: Delivery<ScoredTrajectory> }[]): Promise<void> {
-    for (let i = 0; i < evs.length; i += ACK_CONCURRENCY) {
-      await Promise.all(
-        evs.slice(i, i + ACK_CONCURRENCY).map(async (ev) => {
-          await withRetry('ack a scored trajectory', () => ev.delivery.ack(), this.retry);
-          this.inbox.release(ev.delivery);
-        }),
-      );
+    for (const ev of evs) {
+      await withRetry('ack a scored trajectory', () => ev.delivery.ack(), this.retry);
+      this.inbox.release(ev.delivery);
     }
   }
 
@@ -421,7 +474,7 @@ export class Learner {
   }
 
   private async runRound(round: number, resumed: RoundFile | null, carry: Carry | null): Promise<{ ledger: RoundLedger; end: RoundEnd; carry: Carry | null }> {
-    const { config, store, logger, checkpoints } = this.d;
+    const { config, store, logger } = this.d;
     const async = config.mode === 'async';
     const t0 = Date.now();
     const maxSteps = this.curriculum.maxStepsForRound(round);
@@ -430,6 +483,11 @@ export class Learner {
     let ledger: RoundLedger;
     let dispatchedGroups = 0;
     const deliveries: Pending[] = [];
+    // Leaving the round unfinished: the previous round's update (async) is committed first.
+    const leave = async (): Promise<{ ledger: RoundLedger; end: RoundEnd; carry: Carry | null }> => {
+      await this.commitPending(ledger, stats);
+      return { ledger, end: 'interrupted', carry: null };
+    };
     store.change('round', (s) => {
       s.round = BigInt(round);
     });
@@ -440,6 +498,7 @@ export class Learner {
         s.terminations = bigMapFromJson(resumed.terminations);
         s.excluded = bigMapFromJson(resumed.excluded);
       });
+      if (async) this.publishStaleness();
       stats.restore(resumed.round ?? {});
       this.control.remember(ledger);
       dispatchedGroups = ledger.groups.size;
@@ -460,7 +519,7 @@ export class Learner {
     if (!async && ledger.groups.size === 0) {
       dispatchedGroups = await this.dispatchGroups(ledger, stats, config.groupsPerRound, maxSteps);
       if (dispatchedGroups === 0) dispatchedGroups = await this.dispatchOnceUnblocked(ledger, stats, maxSteps, log);
-      if (dispatchedGroups === 0) return { ledger, end: 'interrupted', carry: null }; // stopped while every host was blocked
+      if (dispatchedGroups === 0) return leave(); // stopped while every host was blocked
     }
     const deadline = t0 + config.roundTimeoutMs;
     const decided = new Set<number>();
@@ -479,23 +538,29 @@ export class Learner {
     const lastRound = round === config.rounds - 1;
 
     for (;;) {
+      if (this.pendingUpdate?.trainedAt != null) await this.commitPending(ledger, stats);
       noteFates();
       if (async) {
         // The round ends at its update: enough kept groups, or the dynamic-sampling cap reached.
         // The last round waits for every group still in flight, so the run ends with nothing untrained.
         const kept = ledger.keptGroups();
         const enough = kept >= config.groupsPerRound || decided.size >= config.maxGroupsPerRound;
-        if (enough && (!lastRound || ledger.pendingGroups() === 0)) break;
-        if (!this.stopping && !enough) {
+        // While the previous update still trains, the round goes on taking results in (never
+        // waiting on the training) and keeping every slot busy up to its cap of decided groups; it
+        // ends once that update is committed, with every group it kept (a larger batch when
+        // training is the bottleneck).
+        const training = !lastRound && this.pendingUpdate !== null;
+        if (enough && !training && (!lastRound || ledger.pendingGroups() === 0)) break;
+        if (!this.stopping && (!enough || (training && decided.size < config.maxGroupsPerRound))) {
           const added = await this.topUp(ledger, stats, maxSteps, kept, lastRound);
           dispatchedGroups += added;
         }
         if (ledger.pendingGroups() === 0) {
           // Never trained truncated on a stop; otherwise every task host is blocked.
-          if (this.stopping) return { ledger, end: 'interrupted', carry: null };
+          if (this.stopping) return leave();
           if (kept > 0) break;
           const n = await this.dispatchOnceUnblocked(ledger, stats, maxSteps, log);
-          if (n === 0) return { ledger, end: 'interrupted', carry: null };
+          if (n === 0) return leave();
           dispatchedGroups += n;
           continue;
         }
@@ -517,11 +582,12 @@ export class Learner {
       this.d.metrics.heldResults.set(this.inbox.heldCount);
       this.d.metrics.inboxQueued.set(this.inbox.pending);
       this.d.metrics.pendingGroups.set(ledger.pendingGroups());
-      const ev = await this.inbox.next(Math.min(deadline, this.stopDeadline), () => this.stopping && Date.now() >= this.stopDeadline);
+      const ev = await this.inbox.next(Math.min(deadline, this.stopDeadline), () => (this.stopping && Date.now() >= this.stopDeadline) || this.pendingUpdate?.trainedAt != null);
+      if (!ev && this.pendingUpdate?.trainedAt != null && !(this.stopping && Date.now() >= this.stopDeadline) && Date.now() < deadline) continue;
       if (!ev) {
         if (this.stopping) {
           log.warn({ inFlight: ledger.inFlight() }, 'stopping: the round is left unfinished for the next start (not trained truncated)');
-          return { ledger, end: 'interrupted', carry: null };
+          return leave();
         }
         const n = ledger.abandonInFlight();
         log.warn({ abandoned: n }, 'round timed out: rollouts still in flight are abandoned');
@@ -538,11 +604,13 @@ export class Learner {
         await this.ack([ev]);
         continue;
       }
-      const res = ledger.ingest(ev.scored, async ? this.policyVersion - config.maxStaleness : 0);
+      // Staleness counts from the version the next update starts from (one more while an update trains).
+      const res = ledger.ingest(ev.scored, async ? this.trainBase() - config.maxStaleness : 0);
       stats.ingested(ev.scored, res);
       this.observeLag(ev.scored);
       stats.inFlight(ledger.inFlight());
       if (res.kind === 'duplicate' || res.kind === 'late') {
+        log.debug({ trajectory: ev.scored.trajectoryId, kind: res.kind, ...(res.kind === 'late' ? { cause: res.cause } : {}), deliveries: ev.delivery.deliveryCount, seq: ev.delivery.seq }, 'result dropped');
         if (res.kind === 'late') this.saveRound(ledger, stats);
         await this.ack([ev]);
         store.change('progress', () => {});
@@ -575,9 +643,14 @@ export class Learner {
     }
     noteFates();
 
-    // Train → checkpoint → publish → ack.
+    // An update still training from the previous round is committed first: this round's update
+    // starts from the version it makes.
+    await this.commitPending(ledger, stats);
     const kept = ledger.byFate('kept');
     const summary = this.summarize(ledger, round, maxSteps, stats);
+    if (async && !lastRound && kept.length > 0) return this.overlapUpdate(round, t0, ledger, stats, kept, summary, deliveries);
+
+    // Train → checkpoint → publish → ack.
     if (kept.length > 0) {
       summary.stalenessCounts = this.recordStaleness(kept);
       const tu = Date.now();
@@ -591,13 +664,7 @@ export class Learner {
     this.crash.hit('after_update');
     // Async: the groups still in flight go on into the next round; what went stale is re-dispatched.
     let next: Carry | null = null;
-    if (async && !lastRound && ledger.pendingGroups() > 0) {
-      const carried = ledger.carryOver(round + 1);
-      const expired = carried.expireStale(this.policyVersion - config.maxStaleness);
-      stats.expiredStale(expired.expired.length);
-      this.countStale(expired.expired.length);
-      next = { ledger: carried, held: [], redispatch: expired.redispatch };
-    }
+    if (async && !lastRound && ledger.pendingGroups() > 0) next = this.carry(ledger, stats, round, this.policyVersion);
     summary.wallS = (Date.now() - t0) / 1000;
     this.d.metrics.successRate.set(summary.successRate);
     this.d.metrics.rewardMean.set(meanReward(ledger));
@@ -606,12 +673,75 @@ export class Learner {
       s.policyVersion = BigInt(this.policyVersion);
       s.round = BigInt(round + 1);
     });
-    const ackNow = next ? deliveries.filter((e) => !next.ledger.holds(e.delivery.value.trajectoryId)) : deliveries;
+    const ackNow = this.splitDeliveries(deliveries, next);
+    this.checkpoint(round + 1, this.settleRound(ackNow, ledger), next?.ledger ?? null);
+    if (kept.length > 0) await this.publishVersion(summary);
+    this.d.metrics.policyVersion.set(this.policyVersion);
+    // Lossless: the round's scored trajectories are acked only now that the update is checkpointed
+    // (async: except those of groups still in flight, held until their group is decided).
+    await this.ack(ackNow);
+    this.logRound(round, summary, async ? { carried: next?.ledger.pendingGroups() ?? 0, inFlight: next?.ledger.inFlight() ?? 0 } : null);
+    return { ledger, end: 'finished', carry: next };
+  }
+
+  /**
+   * Async mode, a round with kept groups before the last: its update is written ahead (the
+   * request stored, like a remote trainer's) and checkpointed as pending with the carried-over
+   * groups, the round's results are acked, and the update trains off the loop's thread while the
+   * next round dispatches and ingests (results count as stale against the version it makes). A
+   * restart from that checkpoint trains the written-ahead request again from the checkpointed
+   * weights (the same update).
+   */
+  private async overlapUpdate(
+    round: number,
+    t0: number,
+    ledger: RoundLedger,
+    stats: RoundStats,
+    kept: GroupState[],
+    summary: RoundSummary,
+    deliveries: Pending[],
+  ): Promise<{ ledger: RoundLedger; end: RoundEnd; carry: Carry | null }> {
+    summary.stalenessCounts = this.recordStaleness(kept);
+    const target = this.policyVersion + 1;
+    await this.publisher.writeAhead(kept, this.policyVersion);
+    const next = ledger.pendingGroups() > 0 ? this.carry(ledger, stats, round, target) : null;
+    summary.wallS = (Date.now() - t0) / 1000;
+    this.d.metrics.rewardMean.set(meanReward(ledger));
+    const ackNow = this.splitDeliveries(deliveries, next);
+    this.checkpoint(round + 1, this.settleRound(ackNow, ledger), next?.ledger ?? null, { round, target, summary: toJson(RoundSummarySchema, summary) });
+    await this.ack(ackNow);
+    this.startPending(round, target, summary, { carried: next?.ledger.pendingGroups() ?? 0, inFlight: next?.ledger.inFlight() ?? 0 });
+    return { ledger, end: 'finished', carry: next };
+  }
+
+  /** Async: the groups still in flight, carried into the next round; what `version` leaves stale is re-dispatched. */
+  private carry(ledger: RoundLedger, stats: RoundStats, round: number, version: number): Carry {
+    const carried = ledger.carryOver(round + 1);
+    const expired = carried.expireStale(version - this.d.config.maxStaleness);
+    stats.expiredStale(expired.expired.length);
+    this.countStale(expired.expired.length);
+    return { ledger: carried, held: [], redispatch: expired.redispatch };
+  }
+
+  /** The round's deliveries to ack now; those the carried groups hold go with them. */
+  private splitDeliveries(deliveries: Pending[], next: Carry | null): Pending[] {
     if (next) next.held = deliveries.filter((e) => next.ledger.holds(e.delivery.value.trajectoryId));
-    const settledIds = ackNow.map((e) => e.delivery.value.trajectoryId);
-    const s = store.mutable;
-    checkpoints.save({
-      nextRound: round + 1,
+    return next ? deliveries.filter((e) => !next.ledger.holds(e.delivery.value.trajectoryId)) : deliveries;
+  }
+
+  /**
+   * The round end settles the ids acked now and the ids the round dropped as late (acked already:
+   * one whose ack a crash lost comes back as a duplicate, not as a second late drop); returns the
+   * settled ids to checkpoint.
+   */
+  private settleRound(ackNow: readonly Pending[], ledger: RoundLedger): string[] {
+    return this.settled.roundEnd([...ackNow.map((e) => e.delivery.value.trajectoryId), ...ledger.lateIds()]);
+  }
+
+  private checkpoint(nextRound: number, settledIds: string[], carry: RoundLedger | null, pendingUpdate?: PendingUpdateJson): void {
+    const s = this.d.store.mutable;
+    this.d.checkpoints.save({
+      nextRound,
       policyVersion: this.policyVersion,
       model: this.d.model,
       optimizer: this.d.trainer.optimizer,
@@ -621,27 +751,29 @@ export class Learner {
         scheduler: this.d.scheduler.snapshot(),
         rng: this.rng.state,
         hostWindows: this.hosts.snapshot(),
-        curriculumStage: this.curriculum.stageForRound(round + 1),
+        curriculumStage: this.curriculum.stageForRound(nextRound),
         settledIds,
         terminations: bigMapToJson(s.terminations),
         excluded: bigMapToJson(s.excluded),
-        ...(next ? { carry: next.ledger.toJSON() } : {}),
-        staleness: { counts: [...this.staleness.counts], dropped: this.staleness.dropped },
+        ...(carry ? { carry: carry.toJSON() } : {}),
+        staleness: { counts: [...this.staleness.counts], dropped: Number(s.counters!.staleDropped) },
+        ...(pendingUpdate ? { pendingUpdate } : {}),
       },
     });
-    this.settled = new Set(settledIds);
-    if (kept.length > 0) {
-      const tp = Date.now();
-      await this.publisher.publish(this.policyVersion);
-      summary.publishS = (Date.now() - tp) / 1000;
-      this.d.metrics.weightSyncSeconds.observe(summary.publishS);
-    }
-    this.d.metrics.policyVersion.set(this.policyVersion);
-    // Lossless: the round's scored trajectories are acked only now that the update is checkpointed
-    // (async: except those of groups still in flight, held until their group is decided).
-    await this.ack(ackNow);
-    log.info(
+  }
+
+  private async publishVersion(summary: RoundSummary): Promise<void> {
+    const tp = Date.now();
+    await this.publisher.publish(this.policyVersion);
+    summary.publishS = (Date.now() - tp) / 1000;
+    this.d.metrics.weightSyncSeconds.observe(summary.publishS);
+  }
+
+  private logRound(round: number, summary: RoundSummary, carried: { carried: number; inFlight: number } | null): void {
+    this.d.logger.info(
       {
+        run: this.d.config.runId,
+        round,
         policyVersion: this.policyVersion,
         successRate: Number(summary.successRate.toFixed(3)),
         episodes: summary.episodes,
@@ -650,11 +782,66 @@ export class Learner {
         droppedAllOne: summary.groupsDroppedAllOne,
         loss: summary.loss,
         wallS: summary.wallS,
-        ...(async ? { carried: next?.ledger.pendingGroups() ?? 0, inFlight: next?.ledger.inFlight() ?? 0 } : {}),
+        updateS: summary.updateS,
+        ...(carried ?? {}),
       },
       'round finished',
     );
-    return { ledger, end: 'finished', carry: next };
+  }
+
+  /** Starts training the written-ahead update to `target` off the loop's thread. */
+  private startPending(round: number, target: number, summary: RoundSummary, carried: PendingUpdate['carried']): void {
+    const p: PendingUpdate = { round, target, summary, training: this.publisher.trainAhead(target), trainStart: Date.now(), trainedAt: null, carried };
+    const ended = () => {
+      p.trainedAt = Date.now();
+      this.inbox.notify();
+    };
+    p.training.then(ended, ended);
+    this.pendingUpdate = p;
+  }
+
+  /** Version the next update starts from: one past the policy's while an update trains. */
+  private trainBase(): number {
+    return this.pendingUpdate?.target ?? this.policyVersion;
+  }
+
+  /**
+   * Commits the pending update, waiting for it to train: the version moves on, the round's
+   * summary is recorded, the trained weights are checkpointed, then published. `current` is the
+   * round in progress, whose ledger the checkpoint carries (saved first with `currentStats`, so
+   * its round file agrees), or the carried-over groups of a round not started yet.
+   * @throws the update's error (the trainer failed).
+   */
+  private async commitPending(current: RoundLedger | null, currentStats: RoundStats | null): Promise<void> {
+    const p = this.pendingUpdate;
+    if (!p) return;
+    this.pendingUpdate = null;
+    const { store, metrics } = this.d;
+    const { summary } = p;
+    const u = await p.training;
+    recordUpdateHealth(summary, u.epochs, metrics);
+    summary.updateS = ((p.trainedAt ?? Date.now()) - p.trainStart) / 1000;
+    metrics.updateSeconds.observe(summary.updateS);
+    this.policyVersion = p.target;
+    store.mutable.counters!.updates += 1n;
+    this.crash.hit('after_update');
+    metrics.successRate.set(summary.successRate);
+    store.change('update', (s) => {
+      s.rounds.push(summary);
+      s.policyVersion = BigInt(this.policyVersion);
+    });
+    // The round in progress is saved to round.json (whole or as a journal line) just before, and a
+    // resume prefers round.json of the checkpoint's next round to the checkpoint's carry: carrying
+    // the ledger again would serialize thousands of pending groups a second time per round (at
+    // 8000 slots about a second of the loop on a loaded machine). Without its stats the ledger is
+    // not saved here, so the checkpoint carries it.
+    const saved = current !== null && currentStats !== null;
+    if (saved) this.saveRound(current, currentStats);
+    this.checkpoint(p.round + 1, this.settled.toJSON(), saved ? null : current);
+    this.publisher.settleAhead(p.target);
+    await this.publishVersion(summary);
+    metrics.policyVersion.set(this.policyVersion);
+    this.logRound(p.round, summary, p.carried);
   }
 
   /**
@@ -687,13 +874,36 @@ export class Learner {
       const cap = Math.max(maxGroupsPerRound * (maxStaleness + 1), Math.ceil((3 * slots) / groupSize));
       want = Math.min(Math.ceil((target - ledger.inFlight()) / groupSize), cap - pending);
     }
+    if (want <= 0) return 0;
+    // Every rollout of a pending group, and of the groups decided but not yet trained, may be held
+    // unacked; past max_ack_pending JetStream delivers nothing more and the round could never end.
+    const room = await this.roomForHeld((pending + want + maxGroupsPerRound) * groupSize);
+    want = Math.min(want, Math.floor(room / groupSize) - pending - maxGroupsPerRound);
     return want > 0 ? this.dispatchGroups(ledger, stats, want, maxSteps) : 0;
+  }
+
+  /**
+   * Makes the learner consumer's max_ack_pending at least `held` (raised to 1.5× that, so it is
+   * not raised at every top-up); returns what it allows. A failed raise is logged once and the
+   * caller dispatches within the current limit.
+   */
+  private async roomForHeld(held: number): Promise<number> {
+    if (held <= this.scoredMaxAckPending || this.scoredRaiseFailed) return this.scoredMaxAckPending;
+    const next = Math.ceil(held * 1.5);
+    try {
+      const ci = await withRetry('raise the learner consumer max_ack_pending', () => this.d.bus.jsm.consumers.update(STREAM_SCORED, this.scoredConsumer, { max_ack_pending: next }), this.retry);
+      this.d.logger.info({ from: this.scoredMaxAckPending, to: ci.config.max_ack_pending, held }, 'raised the learner consumer max_ack_pending: the results it may hold outgrew it');
+      this.scoredMaxAckPending = ci.config.max_ack_pending ?? next;
+    } catch (e) {
+      this.scoredRaiseFailed = true;
+      this.d.logger.warn({ err: e, maxAckPending: this.scoredMaxAckPending, held }, 'raising the learner consumer max_ack_pending failed; dispatch stays within it (raise OWRL_SCORED_MAX_ACK_PENDING)');
+    }
+    return this.scoredMaxAckPending;
   }
 
   /** Counts results dropped as stale (async). */
   private countStale(n: number): void {
     if (n === 0) return;
-    this.staleness.dropped += n;
     this.d.store.mutable.counters!.staleDropped += BigInt(n);
     this.publishStaleness();
   }
@@ -722,7 +932,7 @@ export class Learner {
         counts: counts.map(BigInt),
         p50: quantile(counts, 0.5),
         p99: quantile(counts, 0.99),
-        dropped: BigInt(this.staleness.dropped),
+        dropped: s.counters?.staleDropped ?? 0n,
       });
     });
   }
@@ -753,7 +963,7 @@ export class Learner {
         const win = reward > 0.5 ? 1 : 0;
         summary.episodes += 1;
         summary.successes += win;
-        steps += s.scored.trajectory?.steps.length ?? 0;
+        steps += s.scored.trajectory ? stepCount(s.scored.trajectory) : 0;
         const d = byDifficulty.get(g.task.difficulty) ?? { episodes: 0, successes: 0 };
         d.episodes += 1;
         d.successes += win;

@@ -48,6 +48,7 @@ async function connectTrainer(config: LearnerConfig, resumedVersion: number | nu
       learningRate: config.learningRate,
       temperature: config.temperature,
       lossAgg: 'token_mean',
+      trustKl: config.trustKl,
     }),
   };
   logger.info({ trainer: address, name: info.name, traceKinds: info.traceKinds, artifactKind: info.artifactKind, latestVersion: Number(info.latestVersion) }, 'updates go to a remote trainer');
@@ -106,7 +107,7 @@ runService({
     const fleet = new FleetView({ actors: await ActorRegistry.open(bus), blacklist }, store, logger);
     await fleet.start();
 
-    const learner = new Learner({ config, bus, store, scheduler, model, trainer, ...(remoteTrainer ? { remoteTrainer } : {}), artifacts, weights, blacklist, checkpoints, restored, incarnation, metrics, logger });
+    const learner = new Learner({ config, bus, store, scheduler, model, trainer, ...(remoteTrainer ? { remoteTrainer } : {}), artifacts, weights, blacklist, checkpoints, updatesDir: path.join(runDir, 'updates'), restored, incarnation, metrics, logger });
     const grpcServer = new LearnerGrpcServer(store, learner.control, { port: config.grpcPort, host: config.grpcHost, controlToken: config.controlToken, logger });
     const grpcPort = await grpcServer.start();
     grpcServer.setServing(true);

@@ -13,13 +13,19 @@
 // artifact, then moves the pointer. A learner killed between its checkpoint and the answer
 // resends the stored request on restart; nothing it checkpointed as consumed goes untrained.
 // `train` is the awaited form of the same step (request sent, answer stored, before it
-// returns), for a loop that can wait on the update.
+// returns), for a loop that can wait on the update. In process it runs in a worker thread.
+//
+// Async mode overlaps the update with the next round, with either trainer: `writeAhead` stores
+// the request (in process under OWRL's updates folder) before the learner checkpoints it as
+// pending, `trainAhead` trains it (again, after a restart: from the checkpointed weights, the
+// same update), and `settleAhead` drops the request once the trained version is checkpointed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fromBinary, make, PolicyArtifactSchema, toBinary, TrainChunkSchema, TrainHyperparamsSchema, type PolicyArtifact, type TrainerInfo, type TrainHyperparams, type TrainResult } from '@owrl/proto';
+import { fromBinary, make, PolicyArtifactSchema, toBinary, TrainHyperparamsSchema, type PolicyArtifact, type TrainerInfo, type TrainHyperparams, type TrainResult } from '@owrl/proto';
 import type { WeightsPointer } from '@owrl/bus';
 import { exportOnnx, POLICY_KIND, type PointerModel } from '@owrl/policy';
 import { InProcessPointerTrainer } from '@owrl/pointer-trainer';
+import { readStoredRequest, writeStoredRequest } from '@owrl/trainer-rpc';
 import type { EpochStats, GrpoTrainer, PolicyTrainer, UpdateStats } from '@owrl/rl';
 import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
@@ -50,6 +56,8 @@ export interface PolicyPublisherDeps {
   retry: RetryOptions;
   /** A trainer in another process (OWRL_TRAINER=host:port); absent: the built-in trainer in process. */
   remote?: RemoteTrainerBinding;
+  /** Folder of the in-process trainer's written-ahead requests (kept across restarts). */
+  updatesDir: string;
 }
 
 /** Update health as the contract reports it (no trust-region fields: the step was the trainer's). */
@@ -69,6 +77,11 @@ function epochsOf(r: TrainResult): EpochStats[] {
   }));
 }
 
+/** Stats of an update trained from a stored request after a restart (its groups are not in memory). */
+function replayedStats(trajectories: number, actions: number, epochs: EpochStats[]): UpdateStats {
+  return { groups: 0, fates: { kept: 0, dropped_all_zero: 0, dropped_all_one: 0, dropped_all_equal: 0 }, trajectories, actions, meanReward: 0, updated: true, epochs };
+}
+
 export class PolicyPublisher {
   private readonly remote: RemoteTrainerBinding | undefined;
   private readonly inProcess: InProcessPointerTrainer;
@@ -76,14 +89,23 @@ export class PolicyPublisher {
   private readonly produced = new Map<number, PolicyArtifact>();
   /** Newest version published or produced: the base of the next update. */
   private version = 0;
+  /** The update last written ahead (trainAhead uses it instead of reading it back). */
+  private ahead: TrainBatch | null = null;
 
   constructor(private readonly d: PolicyPublisherDeps) {
     this.remote = d.remote;
-    if (this.remote) fs.mkdirSync(this.remote.stateDir, { recursive: true });
+    fs.mkdirSync(this.aheadDir, { recursive: true });
     this.inProcess = new InProcessPointerTrainer({
       trainer: d.trainer,
       store: (v, bytes) => d.artifacts.put(Number(v), bytes),
+      // `train` (the awaited update) runs in a worker thread: the loop goes on ingesting meanwhile.
+      offThread: true,
     });
+  }
+
+  /** Where written-ahead requests are kept. */
+  private get aheadDir(): string {
+    return this.remote?.stateDir ?? this.d.updatesDir;
   }
 
   /** Where the trainer's answers go: 'inprocess' or the remote trainer's name. */
@@ -119,7 +141,7 @@ export class PolicyPublisher {
   update(kept: GroupState[], baseVersion: number = this.version): UpdateStats {
     const b = this.batch(kept, baseVersion);
     if (this.remote) {
-      this.writeAhead(b);
+      this.store(b);
       this.version = baseVersion + 1;
       return this.stats(b, []);
     }
@@ -131,11 +153,74 @@ export class PolicyPublisher {
 
   /** The update, awaited: the trainer has answered and its version is stored when this resolves. */
   async train(kept: GroupState[], baseVersion: number): Promise<UpdateStats> {
-    if (!this.remote) return this.update(kept, baseVersion);
     const b = this.batch(kept, baseVersion);
-    this.writeAhead(b);
+    if (!this.remote) return this.trainInProcess(b);
+    this.store(b);
     const r = await this.send(b);
     return this.stats(b, epochsOf(r));
+  }
+
+  private async trainInProcess(b: TrainBatch): Promise<UpdateStats> {
+    // (the awaited update of a sync round, in the update thread)
+    this.inProcess.setVersion(b.header.baseVersion);
+    const r = await this.inProcess.train(b.header, b.groups);
+    this.accept(r);
+    return this.stats(b, this.inProcess.lastEpochs);
+  }
+
+  /**
+   * Stores the update from `baseVersion` over `kept` before the learner checkpoints it as pending
+   * (trainAhead trains it). In process the request is encoded and written by the update thread.
+   */
+  async writeAhead(kept: GroupState[], baseVersion: number): Promise<void> {
+    const b = this.batch(kept, baseVersion);
+    if (this.remote) this.store(b);
+    else await this.inProcess.storeAhead(this.batchFile(Number(b.header.targetVersion)), b.header, b.groups);
+    this.ahead = b;
+  }
+
+  /**
+   * Trains the written-ahead update that makes `target`: the one just stored, or after a restart
+   * the stored request (in process from the restored weights; a remote trainer replays or answers
+   * it again by its batch id).
+   * @throws FatalRunError TRAINER_BATCH_MISSING when no request for `target` is stored.
+   */
+  async trainAhead(target: number): Promise<UpdateStats> {
+    const held = this.ahead && Number(this.ahead.header.targetVersion) === target ? this.ahead : null;
+    if (!held && !fs.existsSync(this.batchFile(target))) {
+      const known = this.produced.get(target) ?? this.readRecord(target);
+      if (known) return replayedStats(0, 0, []);
+      throw new FatalRunError('TRAINER_BATCH_MISSING', `the update to version ${target} was checkpointed as written ahead, but ${this.batchFile(target)} is missing`);
+    }
+    if (this.remote) {
+      const b = held ?? this.readAhead(target);
+      if (!b) throw new FatalRunError('TRAINER_BATCH_MISSING', `${this.batchFile(target)} is missing`);
+      const r = await this.send(b);
+      return this.stats(b, epochsOf(r));
+    }
+    this.inProcess.setVersion(BigInt(target - 1));
+    const r = await this.inProcess.trainStored(this.batchFile(target), BigInt(target));
+    this.accept(r);
+    const epochs = this.inProcess.lastEpochs;
+    if (held) return this.stats(held, epochs);
+    return replayedStats(Number(r.samples), Number(r.actions), epochs);
+  }
+
+  /**
+   * The trained version `target` is checkpointed: its written-ahead request, and any older one a
+   * crash left behind, are no longer needed.
+   */
+  settleAhead(target: number): void {
+    if (this.ahead && Number(this.ahead.header.targetVersion) <= target) this.ahead = null;
+    for (const f of fs.readdirSync(this.aheadDir)) {
+      const m = /^batch-v(\d+)\.pb(\.tmp)?$/.exec(f);
+      if (m && Number(m[1]) <= target) fs.rmSync(path.join(this.aheadDir, f), { force: true });
+    }
+  }
+
+  /** Ends the in-process update thread. */
+  close(): Promise<void> {
+    return this.inProcess.close();
   }
 
   /** Trains what was written ahead for `version` (if anything) and moves the pointer to it (never backwards). */
@@ -191,7 +276,7 @@ export class PolicyPublisher {
   }
 
   private batchFile(target: number): string {
-    return path.join(this.remote?.stateDir ?? '', `batch-v${target}.pb`);
+    return path.join(this.aheadDir, `batch-v${target}.pb`);
   }
 
   private recordFile(version: number): string {
@@ -204,41 +289,20 @@ export class PolicyPublisher {
     return fs.existsSync(f) ? fromBinary(PolicyArtifactSchema, new Uint8Array(fs.readFileSync(f))) : undefined;
   }
 
-  /** Stores the request (length-prefixed TrainChunks: the header, then the groups) before the learner checkpoints. */
-  private writeAhead(b: TrainBatch): void {
-    const file = this.batchFile(Number(b.header.targetVersion));
-    const chunks = [make(TrainChunkSchema, { kind: { case: 'header', value: b.header } }), ...b.groups.map((g) => make(TrainChunkSchema, { kind: { case: 'group', value: g } }))];
-    const parts: Buffer[] = [];
-    for (const c of chunks) {
-      const bytes = toBinary(TrainChunkSchema, c);
-      const len = Buffer.alloc(4);
-      len.writeUInt32BE(bytes.length);
-      parts.push(len, Buffer.from(bytes));
-    }
-    const fd = fs.openSync(`${file}.tmp`, 'w');
-    try {
-      fs.writeSync(fd, Buffer.concat(parts));
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(`${file}.tmp`, file);
+  /** Stores the request (trainer-rpc's stored request) before the learner checkpoints. */
+  private store(b: TrainBatch): void {
+    writeStoredRequest(this.batchFile(Number(b.header.targetVersion)), b.header, b.groups);
   }
 
   private readAhead(target: number): TrainBatch | undefined {
     const file = this.batchFile(target);
-    if (!fs.existsSync(file)) return undefined;
-    const buf = fs.readFileSync(file);
-    const b: TrainBatch = { header: undefined as never, groups: [], steps: 0, skippedSteps: 0, meanReward: 0 };
-    for (let off = 0; off < buf.length; ) {
-      const n = buf.readUInt32BE(off);
-      const c = fromBinary(TrainChunkSchema, new Uint8Array(buf.subarray(off + 4, off + 4 + n)));
-      off += 4 + n;
-      if (c.kind.case === 'header') b.header = c.kind.value;
-      else if (c.kind.case === 'group') b.groups.push(c.kind.value);
+    let req;
+    try {
+      req = readStoredRequest(file);
+    } catch (e) {
+      throw new FatalRunError('TRAINER_BATCH_CORRUPT', (e as Error).message, { cause: e });
     }
-    if (!b.header) throw new FatalRunError('TRAINER_BATCH_CORRUPT', `${file} holds no update header`);
-    return b;
+    return req ? { header: req.header, groups: req.groups, steps: 0, skippedSteps: 0, meanReward: 0 } : undefined;
   }
 
   private async sendPending(version: number): Promise<void> {

@@ -94,6 +94,8 @@ export interface RoundLedgerDelta {
   nextGroup: number;
   /** Ids consumed since the last save. */
   consumed: string[];
+  /** Ids dropped as late since the last save (absent in deltas written before they were kept). */
+  late?: string[];
   groups: GroupJson[];
 }
 
@@ -105,6 +107,8 @@ export interface RoundLedgerJson {
   maxAttempts: number;
   /** Ids whose results were consumed as excluded (a redelivery of one is a duplicate). */
   consumed: string[];
+  /** Ids of results dropped as late (a redelivery of one is a duplicate, not a second late drop). */
+  late?: string[];
   /** Number the next new group gets (absent in ledgers written before async mode: groups.length). */
   nextGroup?: number;
   /** `round`: the round the group was dispatched in (absent: the ledger's round). */
@@ -126,6 +130,7 @@ export function applyLedgerDelta(base: RoundLedgerJson, delta: RoundLedgerDelta)
   return {
     ...base,
     consumed: [...base.consumed, ...delta.consumed],
+    late: [...(base.late ?? []), ...(delta.late ?? [])],
     nextGroup: Math.max(base.nextGroup ?? 0, delta.nextGroup),
     groups: [...groups.values()].sort((a, b) => a.group - b.group),
   };
@@ -136,6 +141,12 @@ export class RoundLedger {
   private readonly seen = new Set<string>();
   /** Ids consumed as excluded: persisted, so a redelivery after a restart is not counted twice. */
   private readonly consumed = new Set<string>();
+  /**
+   * Ids of results dropped as late, persisted: a late result is counted, saved, then acked, so a
+   * crash before the ack reaches the server brings it back, and it must not count twice.
+   */
+  private readonly late = new Set<string>();
+  private lateSinceSave: string[] = [];
   /** Number the next new group gets (unique along a chain of carried-over ledgers). */
   nextGroup = 0;
   /** Since the last save (takeDelta/markSaved): groups changed, groups added, ids consumed. */
@@ -189,7 +200,22 @@ export class RoundLedger {
    */
   ingest(st: ScoredTrajectory, staleBelow = 0): IngestResult {
     const id = st.trajectoryId;
-    if (this.seen.has(id) || this.consumed.has(id)) return { kind: 'duplicate' };
+    if (this.seen.has(id) || this.consumed.has(id) || this.late.has(id)) return { kind: 'duplicate' };
+    const res = this.ingestNew(st, staleBelow);
+    if (res.kind === 'late') {
+      this.late.add(id);
+      this.lateSinceSave.push(id);
+    }
+    return res;
+  }
+
+  /** Ids dropped as late by this ledger (the learner keeps them as settled for the next round). */
+  lateIds(): string[] {
+    return [...this.late];
+  }
+
+  private ingestNew(st: ScoredTrajectory, staleBelow: number): IngestResult {
+    const id = st.trajectoryId;
     let key;
     try {
       key = parseTrajectoryId(id);
@@ -398,7 +424,7 @@ export class RoundLedger {
       const g = this.groups.get(n);
       if (g) groups.push(groupToJson(g, this.added.has(n)));
     }
-    const delta = { nextGroup: this.nextGroup, consumed: this.consumedSinceSave, groups };
+    const delta = { nextGroup: this.nextGroup, consumed: this.consumedSinceSave, ...(this.lateSinceSave.length > 0 ? { late: this.lateSinceSave } : {}), groups };
     this.markSaved();
     return delta;
   }
@@ -408,6 +434,7 @@ export class RoundLedger {
     this.dirty.clear();
     this.added.clear();
     this.consumedSinceSave = [];
+    this.lateSinceSave = [];
   }
 
   /** Groups still waiting for results. */
@@ -486,6 +513,7 @@ export class RoundLedger {
       incarnation: this.incarnation,
       maxAttempts: this.maxAttempts,
       consumed: [...this.consumed],
+      late: [...this.late],
       nextGroup: this.nextGroup,
       groups: [...this.groups.values()].map((g) => groupToJson(g, true)),
     };
@@ -500,6 +528,7 @@ export class RoundLedger {
     if (j.format !== 1) throw new RangeError(`round ledger: unknown format ${String(j.format)}`);
     const l = new RoundLedger(j.runId, j.round, j.maxAttempts, incarnation);
     for (const c of j.consumed) l.consumed.add(c);
+    for (const c of j.late ?? []) l.late.add(c);
     l.nextGroup = j.nextGroup ?? 0;
     for (const g of j.groups) {
       if (g.task === undefined) throw new RangeError(`round ledger: group ${g.group} has no task`);

@@ -4,7 +4,7 @@
 // token trace with prompt and completion token ids, behaviour log-probs, loss mask and image
 // references). Token steps the server gave no ids or log-probs for (`incomplete`) cannot be
 // trained and are left out, counted. Pure logic.
-import { clone, create, PolicyTraceSchema, SCHEMA_VERSION, TrainGroupSchema, TrainHeaderSchema, TrainSampleSchema, TrainStepSchema, type TrainGroup, type TrainHeader, type TrainHyperparams } from '@owrl/proto';
+import { create, SCHEMA_VERSION, shareTrace, stepTraces, traceKind, TrainGroupSchema, TrainHeaderSchema, TrainSampleSchema, TrainStepSchema, type TrainGroup, type TrainHeader, type TrainHyperparams } from '@owrl/proto';
 import type { GroupState } from './round-ledger.js';
 
 export interface TrainBatch {
@@ -42,15 +42,23 @@ export function buildTrainBatch(runId: string, kept: readonly GroupState[], base
         const reward = g.rewards[i] ?? 0;
         rewardSum += reward;
         samples += 1;
-        const trained = (traj?.steps ?? []).flatMap((st) => {
-          const t = st.trace;
-          const usable = t?.kind.case === 'pointer' || (t?.kind.case === 'tokens' && !t.kind.value.incomplete && t.kind.value.tokenIds.length > 0 && t.kind.value.promptTokenIds.length > 0);
-          if (!t || !usable) {
+        // The steps' index and trace only: steps still encoded (decodeScoredLazy) are not decoded.
+        const trained = (traj ? stepTraces(traj) : []).flatMap((st) => {
+          // A pointer trace is usable as it is: its kind is read without decoding it (a trace
+          // delivered encoded stays so until the trainer reads it: decodeScoredLazy).
+          const kind = traceKind(st);
+          const t = kind === 'tokens' ? st.trace : undefined;
+          const usable = kind === 'pointer' || (t?.kind.case === 'tokens' && !t.kind.value.incomplete && t.kind.value.tokenIds.length > 0 && t.kind.value.promptTokenIds.length > 0);
+          if (!usable) {
             skippedSteps += 1;
             return [];
           }
           steps += 1;
-          return [create(TrainStepSchema, { index: st.index, trace: clone(PolicyTraceSchema, t) })];
+          // Not copied: a finished round's traces are not changed again, and the request is
+          // encoded (or copied to the update thread) as it is.
+          const step = create(TrainStepSchema, { index: st.index });
+          shareTrace(st, step);
+          return [step];
         });
         return create(TrainSampleSchema, {
           trajectoryId: s.acceptedId ?? traj?.trajectoryId ?? s.trajectoryId,

@@ -199,6 +199,7 @@ void test('a host blacklisted mid-round: its re-dispatches are cancelled, the re
     weights: await WeightsPointer.open(bus),
     blacklist,
     checkpoints: new CheckpointStore(path.join(dataDir, 'checkpoint')),
+    updatesDir: path.join(dataDir, 'updates'),
     restored: null,
     incarnation: 1,
     metrics: createLearnerMetrics(reg),

@@ -104,6 +104,8 @@ void test('a damaged checkpoint or round file is refused with the file and field
     assert.throws(() => store.load(8), /weightsFile must name a file beside the manifest/);
     damaged({ loop: { ...(good['loop'] as object), settledIds: 'r/1/0/0/0' } });
     assert.throws(() => store.load(8), /loop: field settledIds must be an array/);
+    damaged({ loop: { ...(good['loop'] as object), pendingUpdate: { round: 1, target: -1, summary: {} } } });
+    assert.throws(() => store.load(8), /loop\.pendingUpdate: field target must be a non-negative integer, got -1/);
     damaged({ format: 2 });
     assert.throws(() => store.load(8), /unknown format 2/);
     fs.writeFileSync(file, '{"format":1,');
@@ -204,6 +206,32 @@ void test('round file: a whole save, then a journal of deltas; the load applies 
     assert.equal(fs.readdirSync(dir).filter((f) => f.endsWith('.journal')).length, 1);
     assert.equal(store.loadRound(5), null, 'a round file of another round is stale');
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('round')), [], 'removed with its journal');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+void test('an async round checkpointed twice (update written ahead, then trained) keeps each save whole: the pending one until the trained one replaces it', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-ckpt-pending-'));
+  try {
+    const store = new CheckpointStore(dir);
+    const loop = { scheduler: new TaskScheduler(tasks).snapshot(), rng: 1, hostWindows: {}, curriculumStage: 0, settledIds: ['r/1/0/0/0'], terminations: {}, excluded: {} };
+    const base = initialModel({ dim: 8 });
+    base.weights.fill(0.5);
+    store.save({ nextRound: 3, policyVersion: 2, model: base, optimizer: new Adam(8), counters: make(RunCountersSchema, {}), rounds: [], loop: { ...loop, pendingUpdate: { round: 2, target: 3, summary: { round: '2' } } } });
+    const before = fs.readdirSync(dir).filter((f) => f.startsWith('weights-'));
+    const pending = store.load(8);
+    assert.deepEqual(pending?.loop?.pendingUpdate, { round: 2, target: 3, summary: { round: '2' } });
+    assert.deepEqual([...(pending?.weights ?? [])], Array(8).fill(0.5));
+    const trained = initialModel({ dim: 8 });
+    trained.weights.fill(0.75);
+    store.save({ nextRound: 3, policyVersion: 3, model: trained, optimizer: new Adam(8), counters: make(RunCountersSchema, {}), rounds: [], loop });
+    const after = fs.readdirSync(dir).filter((f) => f.startsWith('weights-'));
+    assert.equal(after.length, 1);
+    assert.ok(!before.includes(after[0]!), 'the trained weights went to a new file, not over the one the pending checkpoint names');
+    const done = store.load(8);
+    assert.equal(done?.loop?.pendingUpdate, undefined);
+    assert.deepEqual([done?.policyVersion, ...(done?.weights ?? [])], [3, ...Array(8).fill(0.75)]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

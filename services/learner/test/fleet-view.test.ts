@@ -1,8 +1,8 @@
 // RunState.actors and RunState.blacklist from KV owrl_actors and owrl_blacklist, against a real
 // nats-server: heartbeats appear in the run state with their policy versions, an actor drops out
 // when its heartbeat is older than the timeout or when it leaves the registry, blacklist entries
-// appear with reason and expiry, an unchanged read does not bump the resource version, and a
-// failed read keeps the last view.
+// appear with reason and expiry, an unchanged read does not bump the resource version, a
+// failed read keeps the last view, and a hung read is abandoned with actors aging out meanwhile.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ActorRegistry, Blacklist, connectBus, ensureTopology, type Bus } from '@owrl/bus';
@@ -112,6 +112,36 @@ void test('a failed read (connection closed) keeps the last view and never throw
   assert.equal(store.get().resourceVersion, rv);
   await ActorRegistry.open(bus).then((r) => r.remove('actor-x'));
   assert.throws(() => new FleetView({ actors: registry, blacklist: { list: async () => [] } }, store, silentLogger, { intervalMs: 0 }), /intervalMs=0/);
+});
+
+void test('a hung read is abandoned after the read timeout, and actors still age out of the last view', async () => {
+  const t0 = Date.now();
+  let now = t0;
+  let hang = false;
+  const records = [
+    { actorId: 'actor-dead', slots: 2, busy: 2, policyVersion: 1, rssBytes: 1, episodes: 3, updatedAtMs: t0 - 5000 },
+    { actorId: 'actor-live', slots: 2, busy: 0, policyVersion: 1, rssBytes: 1, episodes: 3, updatedAtMs: t0 },
+  ];
+  const sources = {
+    actors: { list: () => (hang ? new Promise<never>(() => {}) : Promise.resolve(records)) },
+    blacklist: { list: () => Promise.resolve([]) },
+  };
+  const store = new RunStateStore('fleet-run-4', 1, 'sync');
+  const view = new FleetView(sources, store, silentLogger, { heartbeatTimeoutMs: 10_000, readTimeoutMs: 50, clock: () => now });
+  await view.refresh();
+  assert.deepEqual(store.get().actors.map((a) => a.actorId), ['actor-dead', 'actor-live']);
+  // KV stops answering: a read neither ends nor freezes the view (the next refresh reads again).
+  hang = true;
+  now = t0 + 6000;
+  await view.refresh();
+  // actor-dead's heartbeat is now 11 s old: it leaves the view although nothing could be read.
+  assert.deepEqual(store.get().actors.map((a) => a.actorId), ['actor-live']);
+  // KV answers again: a new heartbeat shows.
+  hang = false;
+  records[1] = { ...records[1]!, busy: 1, updatedAtMs: now };
+  await view.refresh();
+  assert.deepEqual(store.get().actors.map((a) => [a.actorId, a.busy]), [['actor-live', 1]]);
+  assert.throws(() => new FleetView(sources, store, silentLogger, { readTimeoutMs: 0 }), /readTimeoutMs=0/);
 });
 
 void test('liveActors keeps heartbeats within the timeout, sorted by id', () => {

@@ -58,6 +58,28 @@ void test('the ledger survives a restart: re-dispatch under the new incarnation,
   assert.deepEqual(r.ingest(scoredFor('run/2/0/0/0@1', 't1', 1)), { kind: 'late', cause: 'other_round' });
 });
 
+void test('a late result counted and saved, whose ack a crash lost, comes back as a duplicate (whole save and delta)', () => {
+  const l = new RoundLedger('run', 3, 3, 1);
+  l.addGroup(0, task, 2);
+  l.markSaved();
+  assert.deepEqual(l.ingest(scoredFor('run/2/0/0/0@1', 't1', 1)), { kind: 'late', cause: 'other_round' });
+  assert.deepEqual(l.ingest(scoredFor('run/3/0/1/5@1', 't2', 1)), { kind: 'late', cause: 'task_mismatch' });
+  assert.equal(l.ingest(scoredFor('run/2/0/0/0@1', 't1', 1)).kind, 'duplicate', 'the same ledger');
+  const whole = JSON.parse(JSON.stringify(l.toJSON())) as RoundLedgerJson;
+  const delta = l.takeDelta();
+  assert.deepEqual(delta.late, ['run/2/0/0/0@1', 'run/3/0/1/5@1']);
+  for (const [how, saved] of [
+    ['whole', whole],
+    ['delta', applyLedgerDelta({ ...whole, late: [] }, delta)],
+  ] as const) {
+    const r = RoundLedger.restore(saved, 2);
+    assert.equal(r.ingest(scoredFor('run/2/0/0/0@1', 't1', 1)).kind, 'duplicate', how);
+    assert.equal(r.ingest(scoredFor('run/3/0/1/5@1', 't2', 1)).kind, 'duplicate', how);
+    assert.deepEqual(r.lateIds(), ['run/2/0/0/0@1', 'run/3/0/1/5@1'], how);
+  }
+  assert.equal(l.takeDelta().late, undefined, 'a delta carries only what is new');
+});
+
 void test('a group completes when every sample is trainable, duplicates and strangers are ignored', () => {
   const l = new RoundLedger('run', 4, 3);
   const ids = l.addGroup(0, task, 3);

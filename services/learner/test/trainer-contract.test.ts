@@ -15,7 +15,13 @@ import { silentLogger } from '@owrl/core';
 import { initialModel, type PointerModel } from '@owrl/policy';
 import {
   create,
+  decodeScoredLazy,
+  equals,
   ImageRefSchema,
+  encode,
+  pendingTraceBytes,
+  traceKind,
+  TrainGroupSchema,
   PointerTraceSchema,
   PolicyTraceSchema,
   ScoredTrajectorySchema,
@@ -114,6 +120,31 @@ void test('the update request holds exactly the kept groups: token ids, log-prob
   assert.throws(() => buildTrainBatch('run', [{ ...g, fate: 'dropped_all_zero' }], 3n, create(TrainHyperparamsSchema, {})), /only kept groups/);
 });
 
+void test('scored trajectories decoded lazily (as the learner takes them in) give the same request, their steps and pointer traces left encoded', () => {
+  const traces = [[pointer(1, 5), tokens([11, 12]), tokens([14], { incomplete: true })], [pointer(0, 9)]];
+  const whole = group(1, traces, [1, 0], [1, -1]);
+  const lazy: GroupState = {
+    ...whole,
+    samples: whole.samples.map((s) => ({ ...s, scored: decodeScoredLazy(encode(ScoredTrajectorySchema, s.scored!)) })),
+  };
+  const hyper = create(TrainHyperparamsSchema, {});
+  const a = buildTrainBatch('run', [whole], 3n, hyper);
+  const b = buildTrainBatch('run', [lazy], 3n, hyper);
+  assert.deepEqual([b.steps, b.skippedSteps], [a.steps, a.skippedSteps]);
+  assert.deepEqual([b.steps, b.skippedSteps], [3, 1]);
+  const p = b.groups[0]!.samples[0]!.steps[0]!;
+  assert.ok(pendingTraceBytes(p), 'the pointer trace is handed on encoded');
+  assert.ok(
+    b.groups.every((g) => g.samples.every((s) => s.steps.every((st) => traceKind(st) !== undefined))),
+    'every step handed on has a trace',
+  );
+  // Reading them decodes them: the same request as from the whole messages.
+  assert.ok(b.groups.every((g, i) => equals(TrainGroupSchema, g, a.groups[i]!)));
+  assert.equal(pendingTraceBytes(p), undefined);
+  // The ledger's own messages still read whole.
+  assert.equal(lazy.samples[0]!.scored!.trajectory!.steps.length, 3);
+});
+
 let nats: NatsServer;
 let bus: Bus;
 let fake: FakeTrainerDouble;
@@ -144,6 +175,7 @@ async function publisher(runId: string, model: PointerModel, weights: WeightsPoi
     crash: new CrashPoints(null),
     logger: silentLogger,
     retry: { log: silentLogger },
+    updatesDir: path.join(dir, `updates-${runId}`),
     ...(remote ? { remote } : {}),
   });
 }
@@ -234,6 +266,48 @@ void test('in process: the update through the contract trains the model exactly 
     const v1 = await weights.get();
     assert.deepEqual([v1?.version, v1?.kind, v1?.runId], [1n, 'onnx-pointer', 'local-run']);
     assert.match(v1?.uri ?? '', /policy-v1\.onnx$/);
+  } finally {
+    await artifacts.close();
+  }
+});
+
+void test('in process, written ahead (async overlap): trained off the thread, trained again the same from the stored request after a restart, dropped once settled', async () => {
+  const weights = await WeightsPointer.open(bus);
+  const artifacts = new ArtifactServer(path.join(dir, 'art-ahead'), { port: 0, host: '127.0.0.1', advertiseHost: '127.0.0.1' });
+  await artifacts.start();
+  try {
+    const traces = [[pointer(0, 3), pointer(1, 9)], [pointer(1, 3)], [pointer(0, 20)]];
+    const kept = [group(0, traces, [1, 0, 0], [Math.SQRT2, -Math.SQRT1_2, -Math.SQRT1_2], 0n)];
+    // Uninterrupted: written ahead, then trained.
+    const a = initialModel({ dim: 64, temperature: 1 });
+    const pa = await publisher('ahead-run', a, weights, artifacts);
+    await pa.writeAhead(kept, 0);
+    const ua = await pa.trainAhead(1);
+    assert.equal(ua.actions, 4);
+    assert.ok(ua.epochs.length > 0 && a.weights.some((w) => w !== 0), 'the update trained the model');
+    const stored = path.join(dir, 'updates-ahead-run', 'batch-v1.pb');
+    assert.ok(fs.existsSync(stored), 'the request stays stored until the trained version is checkpointed');
+    fs.writeFileSync(path.join(dir, 'updates-ahead-run', 'batch-v0.pb'), 'left by a crash');
+    pa.settleAhead(1);
+    assert.ok(!fs.existsSync(stored));
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'updates-ahead-run')), [], 'older requests go with it');
+    await pa.close();
+
+    // Killed after the checkpoint that holds the request, before training: a new publisher (from
+    // the checkpointed weights, version 0) trains the stored request to the same weights.
+    const b = initialModel({ dim: 64, temperature: 1 });
+    const pb = await publisher('ahead-run', b, weights, artifacts);
+    await pb.writeAhead(kept, 0);
+    await pb.close();
+    const restarted = await publisher('ahead-run', b, weights, artifacts);
+    const ub = await restarted.trainAhead(1);
+    assert.deepEqual(b.weights, a.weights, 'the same update as the uninterrupted one');
+    assert.deepEqual(ub.epochs.map((e) => e.loss), ua.epochs.map((e) => e.loss));
+    await restarted.publish(1);
+    assert.equal((await weights.get())?.version, 1n);
+    restarted.settleAhead(1);
+    await assert.rejects(restarted.trainAhead(2), /TRAINER_BATCH_MISSING|batch-v2\.pb is missing/);
+    await restarted.close();
   } finally {
     await artifacts.close();
   }

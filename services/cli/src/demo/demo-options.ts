@@ -33,6 +33,31 @@ export interface DemoOptions {
   mode: string;
 }
 
+/**
+ * Rounds of a demo without --rounds (or OWRL_DEMO_ROUNDS), each recipe sized to about ten minutes
+ * of RL on 2 cores where it was measured: 20 rounds after the warm-up; 28 from the uniform pointer
+ * policy (--no-warmup), whose rounds were quicker there (20 rounds in 410 s, against 626 s for the
+ * warm-up and 20 rounds; a slower day took about 67 s a round) and which needs the rounds: 20 of
+ * them gained +0.28 success on the four-site mix, 28 gained +0.378 in one run (0.067 → 0.444), as
+ * the earlier update rule did in 20 (README, Benchmarks, `learning`). A model behind an endpoint
+ * (--policy openai) keeps 20: its rounds are the model's time, not this machine's.
+ */
+export const DEMO_ROUNDS = { afterWarmup: 20, fromUniform: 28 } as const;
+
+/** The default round count of a demo (DEMO_ROUNDS). */
+export function defaultDemoRounds(o: Pick<DemoOptions, 'warmup' | 'policy'>): number {
+  return o.policy === 'pointer' && !o.warmup ? DEMO_ROUNDS.fromUniform : DEMO_ROUNDS.afterWarmup;
+}
+
+/**
+ * The default --timeout of a demo of `rounds` rounds: 1800 s, or 90 s a round when that is longer
+ * (the 20-round demo from the uniform policy took 1307 s, 65 s a round, on 2 cores under heavy
+ * load), so that 28 rounds are not cut off where 20 rounds finished.
+ */
+export function defaultDemoTimeoutS(rounds: number): number {
+  return Math.max(1800, rounds * 90);
+}
+
 /** The settings of a demo that are checked before anything starts. @throws Error naming the option. */
 export function checkDemoPolicy(o: Pick<DemoOptions, 'policy' | 'baseUrl' | 'model' | 'trainer' | 'warmup'>): void {
   if (o.trainer !== '' && !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(o.trainer)) throw new Error(`--trainer must be HOST:PORT of an owrl.v1.Trainer, not ${JSON.stringify(o.trainer)}`);

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { RunPhase, type RunState } from '@owrl/proto';
 import { freePort } from '@owrl/nats-server';
-import { LearnerClientHandle } from '../learner-client.js';
+import { LearnerClient } from '@owrl/learner-client';
 import { formatRound, formatState } from '../format.js';
 import { ProcessGroup, StopWatch } from './processes.js';
 import { buildReport, writeReport, type RunReport } from './report.js';
@@ -23,7 +23,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
   fs.mkdirSync(runDir, { recursive: true });
   const procs = new ProcessGroup(path.join(runDir, 'logs'));
   let broker: Broker | null = null;
-  let client: LearnerClientHandle | null = null;
+  let client: LearnerClient | null = null;
   const t0 = Date.now();
   const stop = new StopWatch(procs);
   try {
@@ -107,7 +107,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
     if (o.policy === 'openai') out(`policy: ${o.model} at ${o.baseUrl} (${o.engine}); updates go to the trainer at ${o.trainer}`);
     else if (o.trainer) out(`updates go to the trainer at ${o.trainer}`);
 
-    client = new LearnerClientHandle(`127.0.0.1:${grpcPort}`);
+    client = new LearnerClient(`127.0.0.1:${grpcPort}`);
     fs.writeFileSync(path.join(runDir, 'learner.addr'), `127.0.0.1:${grpcPort}\n`);
     let printed = 0;
     let state: RunState | null = null;

@@ -1,0 +1,394 @@
+// Decoding of trajectories with their steps, and each step's policy trace, left as bytes until
+// first read. The steps are most of a trajectory (~60 KB with 15 pointer steps: every
+// candidate's hashed features as packed arrays, tool calls with effects and evidence), and a
+// service that does not read them pays for materialising them anyway: the judge's verifiers read
+// none of it, the learner at ingestion only the trajectory's own fields, at its update the kept
+// samples' traces, which its update thread decodes itself. `decodeTrajectoryLazy` /
+// `decodeScoredLazy` decode everything else as `decode` does (schema version checked) and give
+// the trajectory a `steps` property that decodes the steps on first read (each with a `trace`
+// that decodes on its own first read); a property read once holds the decoded value like any
+// field, so every reader, protobuf-es reflection (toBinary, clone, equals) and structured clone
+// included, sees the same message as after a full decode. `stepCount`, `stepTraces` and
+// `pendingTraceBytes` serve code that would rather not decode (the learner's batch for its update
+// thread). The step bytes are checked at decode time as fromBinary would reject them (wire format
+// of every sub-message, UTF-8 of every string) without building anything, so a truncated or
+// garbled step is still reported as undecodable when the message is delivered, not later.
+import { isUtf8 } from 'node:buffer';
+import { fromBinary, ScalarType, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
+import { decode, lengthDelimitedHeader } from './codec.js';
+import { ProtoError, ProtoErrorCode } from './errors.js';
+import { PolicyTraceSchema, StepSchema, TrajectorySchema, type PolicyTrace, type Step, type Trajectory } from './gen/owrl/v1/trajectory_pb.js';
+import { ScoredTrajectorySchema } from './gen/owrl/v1/scored_pb.js';
+
+/** Field numbers on the path to the traces (proto/owrl/v1/trajectory.proto, scored.proto). */
+const SCORED_TRAJECTORY = 3;
+const TRAJECTORY_STEPS = 6;
+const STEP_TRACE = 6;
+const STEP_INDEX = 1;
+
+/** Bytes of the traces not decoded yet, by the step object holding them. */
+const pending = new WeakMap<object, Uint8Array>();
+/** Bytes of each step not decoded yet, by the trajectory holding them. */
+const pendingSteps = new WeakMap<Trajectory, Uint8Array[]>();
+
+class WireError extends Error {}
+
+/** Where the last varint() read ended (its second result, without an array per call). */
+let varintEnd = 0;
+
+function varint(b: Uint8Array, pos: number, end: number): number {
+  let v = 0;
+  let mul = 1;
+  for (let i = 0; i < 10; i++) {
+    if (pos >= end) throw new WireError('truncated varint');
+    const x = b[pos++] as number;
+    v += (x & 0x7f) * mul;
+    if ((x & 0x80) === 0) {
+      varintEnd = pos;
+      return v;
+    }
+    mul *= 128;
+  }
+  throw new WireError('varint too long');
+}
+
+/** Calls `field(no, start, end)` for every length-delimited field of b[pos, end); checks the rest. Returns nothing; throws WireError. */
+function walk(
+  b: Uint8Array,
+  pos: number,
+  end: number,
+  field: ((no: number, start: number, stop: number, tagStart: number) => void) | null,
+  onVarint?: (no: number, value: number) => void,
+): void {
+  while (pos < end) {
+    const tagStart = pos;
+    const tag = varint(b, pos, end);
+    pos = varintEnd;
+    const no = Math.floor(tag / 8);
+    const wt = tag & 7;
+    if (no < 1) throw new WireError(`field number ${no}`);
+    switch (wt) {
+      case 0: {
+        const v = varint(b, pos, end);
+        pos = varintEnd;
+        onVarint?.(no, v);
+        break;
+      }
+      case 1:
+        pos += 8;
+        break;
+      case 5:
+        pos += 4;
+        break;
+      case 2: {
+        const len = varint(b, pos, end);
+        const q = varintEnd;
+        if (q + len > end) throw new WireError('length past the end');
+        field?.(no, q, q + len, tagStart);
+        pos = q + len;
+        break;
+      }
+      default:
+        throw new WireError(`wire type ${wt}`);
+    }
+    if (pos > end) throw new WireError('field past the end');
+  }
+}
+
+/** Per message type: its length-delimited fields that `check` looks into (sub-messages and strings). */
+const checkedFields = new Map<string, Map<number, DescMessage | 'string'>>();
+
+function fieldsToCheck(desc: DescMessage): Map<number, DescMessage | 'string'> {
+  let m = checkedFields.get(desc.typeName);
+  if (m) return m;
+  m = new Map();
+  for (const f of desc.fields) {
+    if (f.fieldKind === 'message' || (f.fieldKind === 'list' && f.listKind === 'message')) m.set(f.number, f.message as DescMessage);
+    else if ((f.fieldKind === 'scalar' || (f.fieldKind === 'list' && f.listKind === 'scalar')) && f.scalar === ScalarType.STRING) m.set(f.number, 'string');
+  }
+  checkedFields.set(desc.typeName, m);
+  return m;
+}
+
+/**
+ * Checks b[start, end) as a `desc` message the way fromBinary would reject it, without building
+ * it: the wire format (tags, lengths, wire types) of the message and of every sub-message, and
+ * UTF-8 in every string field. Throws WireError.
+ */
+function check(desc: DescMessage, b: Uint8Array, start: number, end: number, depth = 0): void {
+  if (depth > 32) throw new WireError('nested too deep');
+  const fields = fieldsToCheck(desc);
+  walk(b, start, end, (no, s, e) => {
+    const f = fields.get(no);
+    if (f === undefined) return;
+    if (f === 'string') {
+      if (!isUtf8(b.subarray(s, e))) throw new WireError(`field ${no} of ${desc.typeName} is not UTF-8`);
+      return;
+    }
+    check(f, b, s, e, depth + 1);
+  });
+}
+
+interface Parts {
+  chunks: Uint8Array[];
+  length: number;
+}
+
+function push(p: Parts, c: Uint8Array): void {
+  if (c.length === 0) return;
+  p.chunks.push(c);
+  p.length += c.length;
+}
+
+/** b[start, end) without its field `no` (every occurrence); the bytes of each are appended to `into`. */
+function stripField(b: Uint8Array, start: number, end: number, no: number, into: Uint8Array[]): Parts {
+  const out: Parts = { chunks: [], length: 0 };
+  let from = start;
+  walk(b, start, end, (n, s, e, tagStart) => {
+    if (n !== no) return;
+    push(out, b.subarray(from, tagStart));
+    into.push(b.subarray(s, e));
+    from = e;
+  });
+  push(out, b.subarray(from, end));
+  return out;
+}
+
+/** b[start, end) as a Step without its trace field(s); the traces' bytes are appended to `traces`. */
+function stripStep(b: Uint8Array, start: number, end: number, traces: Uint8Array[][]): Parts {
+  const mine: Uint8Array[] = [];
+  const out = stripField(b, start, end, STEP_TRACE, mine);
+  traces.push(mine);
+  return out;
+}
+
+/** b[start, end) as a Trajectory without its steps; each step's bytes are appended to `steps`. */
+function stripTrajectory(b: Uint8Array, start: number, end: number, steps: Uint8Array[]): Parts {
+  return stripField(b, start, end, TRAJECTORY_STEPS, steps);
+}
+
+/** b as a ScoredTrajectory whose trajectory has no steps; the steps' bytes are appended to `steps`. */
+function stripScored(b: Uint8Array, steps: Uint8Array[]): Parts {
+  const out: Parts = { chunks: [], length: 0 };
+  let from = 0;
+  let seen = false;
+  walk(b, 0, b.length, (no, s, e, tagStart) => {
+    if (no !== SCORED_TRAJECTORY) return;
+    // Protobuf merges a message field that occurs twice; not what any producer writes, and the
+    // step order of a merge is not this module's to reproduce: such a message is decoded whole.
+    if (seen) throw new WireError('trajectory field occurs twice');
+    seen = true;
+    push(out, b.subarray(from, tagStart));
+    const t = stripTrajectory(b, s, e, steps);
+    push(out, lengthDelimitedHeader(SCORED_TRAJECTORY, t.length));
+    for (const c of t.chunks) push(out, c);
+    from = e;
+  });
+  push(out, b.subarray(from, b.length));
+  return out;
+}
+
+function join(p: Parts): Uint8Array {
+  const out = new Uint8Array(p.length);
+  let at = 0;
+  for (const c of p.chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/**
+ * Gives `step` a `trace` that decodes `bytes` on first read (a view of the step's bytes: see
+ * attachSteps for when those are the delivered message's).
+ */
+function attach(step: { trace?: PolicyTrace | undefined }, bytes: Uint8Array): void {
+  pending.set(step, bytes);
+  const settle = (v: PolicyTrace | undefined): void => {
+    pending.delete(step);
+    Object.defineProperty(step, 'trace', { value: v, writable: true, enumerable: true, configurable: true });
+  };
+  Object.defineProperty(step, 'trace', {
+    enumerable: true,
+    configurable: true,
+    get(): PolicyTrace {
+      let v: PolicyTrace;
+      try {
+        v = fromBinary(PolicyTraceSchema, bytes);
+      } catch (cause) {
+        throw new ProtoError(ProtoErrorCode.Undecodable, PolicyTraceSchema.typeName, `cannot decode the ${bytes.length} bytes of a step's trace: ${(cause as Error).message}`, { cause });
+      }
+      settle(v);
+      return v;
+    },
+    set(v: PolicyTrace | undefined): void {
+      settle(v);
+    },
+  });
+}
+
+/** A step decoded from its bytes (see attachSteps), its trace left encoded. */
+function decodeStep(view: Uint8Array): Step {
+  const traces: Uint8Array[][] = [];
+  let step: Step;
+  try {
+    step = fromBinary(StepSchema, join(stripStep(view, 0, view.length, traces)));
+  } catch (cause) {
+    throw new ProtoError(ProtoErrorCode.Undecodable, StepSchema.typeName, `cannot decode the ${view.length} bytes of a step: ${(cause as Error).message}`, { cause });
+  }
+  const mine = traces[0] ?? [];
+  if (mine.length === 1) attach(step, mine[0] as Uint8Array);
+  // A trace field that occurs twice is merged, as decoding its pieces one after the other does.
+  else if (mine.length > 1) attach(step, join({ chunks: mine, length: mine.reduce((n, c) => n + c.length, 0) }));
+  return step;
+}
+
+/**
+ * Gives `traj` a `steps` that decodes the steps' bytes on first read (each step's trace still
+ * left for its own first read), after checking them as fromBinary would check them. The steps
+ * stay views of the delivered bytes when the buffer under those is at most twice the message (a
+ * socket read, or the NATS client's buffer of a message that spanned reads: the message is then
+ * most of it, and its delivery holds the same buffer until it is acked anyway); else (a small
+ * message in a larger buffer) they are copied into one buffer of the trajectory's own, so that a
+ * held result never pins much more than itself.
+ */
+function attachSteps(traj: Trajectory, found: Uint8Array[], delivered: Uint8Array): void {
+  const views: Uint8Array[] = [];
+  if (delivered.buffer.byteLength <= 2 * delivered.byteLength) {
+    for (const v of found) {
+      check(StepSchema, v, 0, v.length);
+      views.push(v);
+    }
+  } else {
+    const store = join({ chunks: found, length: found.reduce((n, c) => n + c.length, 0) });
+    let at = 0;
+    for (const c of found) {
+      const v = store.subarray(at, at + c.length);
+      at += c.length;
+      check(StepSchema, v, 0, v.length);
+      views.push(v);
+    }
+  }
+  pendingSteps.set(traj, views);
+  const settle = (v: Step[]): void => {
+    pendingSteps.delete(traj);
+    Object.defineProperty(traj, 'steps', { value: v, writable: true, enumerable: true, configurable: true });
+  };
+  Object.defineProperty(traj, 'steps', {
+    enumerable: true,
+    configurable: true,
+    get(): Step[] {
+      const v = views.map(decodeStep);
+      settle(v);
+      return v;
+    },
+    set(v: Step[]): void {
+      settle(v);
+    },
+  });
+}
+
+function lazily<Desc extends DescMessage>(schema: Desc, bytes: Uint8Array, strip: (b: Uint8Array, steps: Uint8Array[]) => Parts, trajectory: (m: MessageShape<Desc>) => Trajectory | undefined): MessageShape<Desc> {
+  const steps: Uint8Array[] = [];
+  let stripped: Uint8Array;
+  try {
+    stripped = join(strip(bytes, steps));
+  } catch (e) {
+    if (!(e instanceof WireError)) throw e;
+    // Not the shape this module splits (or not protobuf at all): the full decode decides.
+    return decode(schema, bytes);
+  }
+  const msg = decode(schema, stripped);
+  const traj = trajectory(msg);
+  if (traj && steps.length > 0) {
+    try {
+      attachSteps(traj, steps, bytes);
+    } catch (e) {
+      if (!(e instanceof WireError)) throw e;
+      throw new ProtoError(ProtoErrorCode.Undecodable, schema.typeName, `cannot decode ${bytes.length} bytes as ${schema.typeName}: a step is malformed (${e.message})`, { cause: e });
+    }
+  }
+  return msg;
+}
+
+/**
+ * Decodes a Trajectory as `decode` does, its steps decoded on first read and each step's trace on
+ * its first read.
+ * @throws ProtoError as `decode` (a malformed step or trace included).
+ */
+export function decodeTrajectoryLazy(bytes: Uint8Array): MessageShape<typeof TrajectorySchema> {
+  return lazily(TrajectorySchema, bytes, (b, steps) => stripTrajectory(b, 0, b.length, steps), (m) => m);
+}
+
+/**
+ * Decodes a ScoredTrajectory as `decode` does, its trajectory's steps decoded on first read and
+ * each step's trace on its first read.
+ * @throws ProtoError as `decode` (a malformed step or trace included).
+ */
+export function decodeScoredLazy(bytes: Uint8Array): MessageShape<typeof ScoredTrajectorySchema> {
+  return lazily(ScoredTrajectorySchema, bytes, stripScored, (m) => m.trajectory);
+}
+
+/** Number of steps of `traj`, without decoding them when they are still encoded. */
+export function stepCount(traj: Trajectory): number {
+  return pendingSteps.get(traj)?.length ?? traj.steps.length;
+}
+
+/**
+ * Index and trace of every step of `traj`: its steps when decoded, else, without decoding them,
+ * one holder per step whose trace is still encoded (traceKind, shareTrace, pendingTraceBytes take
+ * it like a step; reading its trace decodes that trace only).
+ */
+export function stepTraces(traj: Trajectory): ReadonlyArray<{ readonly index: number; trace?: PolicyTrace | undefined }> {
+  const views = pendingSteps.get(traj);
+  if (!views) return traj.steps;
+  return views.map((v) => {
+    let index = 0;
+    const traces: Uint8Array[] = [];
+    walk(
+      v,
+      0,
+      v.length,
+      (no, s, e) => {
+        if (no === STEP_TRACE) traces.push(v.subarray(s, e));
+      },
+      (no, value) => {
+        if (no === STEP_INDEX) index = value >>> 0;
+      },
+    );
+    const holder: { index: number; trace?: PolicyTrace | undefined } = { index };
+    if (traces.length === 1) attach(holder, traces[0] as Uint8Array);
+    else if (traces.length > 1) attach(holder, join({ chunks: traces, length: traces.reduce((n, c) => n + c.length, 0) }));
+    return holder;
+  });
+}
+
+/** The encoded trace of `step` when it has not been read yet (decodeTrajectoryLazy / decodeScoredLazy), else undefined. */
+export function pendingTraceBytes(step: object): Uint8Array | undefined {
+  return pending.get(step);
+}
+
+/**
+ * Gives `target` (e.g. a TrainStep) the trace of `step` without reading it: still undecoded when
+ * it was, so it decodes on first read there (and pendingTraceBytes(target) has its bytes).
+ */
+export function shareTrace(step: { trace?: PolicyTrace | undefined }, target: { trace?: PolicyTrace | undefined }): void {
+  const bytes = pending.get(step);
+  if (bytes) attach(target, bytes);
+  else target.trace = step.trace;
+}
+
+/**
+ * The kind of a trace (its oneof case) without decoding it: 'pointer', 'tokens', or undefined
+ * (no trace, or none of the kinds set).
+ */
+export function traceKind(step: { trace?: PolicyTrace | undefined }): PolicyTrace['kind']['case'] {
+  const bytes = pending.get(step);
+  if (!bytes) return step.trace?.kind.case;
+  let kind: PolicyTrace['kind']['case'] = undefined;
+  walk(bytes, 0, bytes.length, (no) => {
+    if (no === 1) kind = 'pointer';
+    else if (no === 2) kind = 'tokens';
+  });
+  return kind;
+}

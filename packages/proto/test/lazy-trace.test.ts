@@ -1,0 +1,204 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { toBinary } from '@bufbuild/protobuf';
+import {
+  clone,
+  create,
+  decode,
+  decodeScoredLazy,
+  decodeTrajectoryLazy,
+  encode,
+  encodeWithField,
+  equals,
+  isProtoError,
+  make,
+  pendingTraceBytes,
+  PolicyTraceSchema,
+  PointerTraceSchema,
+  ScoredTrajectorySchema,
+  shareTrace,
+  stepCount,
+  StepSchema,
+  stepTraces,
+  traceKind,
+  TrainStepSchema,
+  TrajectorySchema,
+  TokenTraceSchema,
+  VerdictSchema,
+  type Trajectory,
+} from '../src/index.js';
+
+function trajectory(steps = 3): Trajectory {
+  return make(TrajectorySchema, {
+    trajectoryId: 'r/0/1/2/1',
+    actorId: 'a1',
+    policyVersion: 7n,
+    finalAnswer: 'yes',
+    calledDone: true,
+    steps: Array.from({ length: steps }, (_, i) =>
+      create(StepSchema, {
+        index: i,
+        reasoning: `step ${i}`,
+        urlBefore: 'http://x/',
+        urlAfter: 'http://x/y',
+        // Step 1 has a token trace, step 2 none at all.
+        ...(i === 2
+          ? {}
+          : {
+              trace: create(PolicyTraceSchema, {
+                kind:
+                  i === 1
+                    ? { case: 'tokens', value: create(TokenTraceSchema, { tokenIds: [1, 2, 3], logprobs: [-0.5, -0.25, -1], promptTokens: 4 }) }
+                    : {
+                        case: 'pointer',
+                        value: create(PointerTraceSchema, { numCandidates: 2, offsets: [0, 2, 3], featureIndex: [5, 9, 300000], featureValue: [1, 0.5, 2], chosen: 1, logprob: -0.7, temperature: 1, candidateLabels: ['a', 'b'] }),
+                      },
+              }),
+            }),
+      }),
+    ),
+  });
+}
+
+void test('steps stay encoded until read: their count, indexes and trace kinds are read without decoding them', () => {
+  const t = trajectory();
+  const lazy = decodeTrajectoryLazy(encode(TrajectorySchema, t));
+  assert.equal(lazy.trajectoryId, 'r/0/1/2/1');
+  assert.equal(lazy.finalAnswer, 'yes');
+  assert.equal(stepCount(lazy), 3);
+  const held = stepTraces(lazy);
+  assert.deepEqual(
+    held.map((h) => [h.index, traceKind(h), pendingTraceBytes(h) !== undefined]),
+    [
+      [0, 'pointer', true],
+      [1, 'tokens', true],
+      [2, undefined, false],
+    ],
+  );
+  // A holder's trace decodes that trace alone; the trajectory's steps are still encoded.
+  assert.deepEqual(held[1]!.trace?.kind.case === 'tokens' ? held[1]!.trace.kind.value.tokenIds : null, [1, 2, 3]);
+  assert.notEqual(stepTraces(lazy), lazy.steps, 'still encoded: holders, not the steps');
+  assert.equal(lazy.steps.length, 3);
+  assert.equal(stepTraces(lazy), lazy.steps, 'decoded: the steps themselves');
+  assert.equal(stepCount(lazy), 3);
+});
+
+void test('a lazily decoded trajectory equals the full decoding, and a trace is decoded on first read only', () => {
+  const t = trajectory();
+  const bytes = encode(TrajectorySchema, t);
+  const lazy = decodeTrajectoryLazy(bytes);
+  const s0 = lazy.steps[0]!;
+  assert.ok(pendingTraceBytes(s0), 'the trace is still encoded');
+  assert.equal(traceKind(s0), 'pointer');
+  assert.equal(traceKind(lazy.steps[1]!), 'tokens');
+  assert.equal(traceKind(lazy.steps[2]!), undefined);
+  assert.equal(pendingTraceBytes(lazy.steps[2]!), undefined);
+  assert.ok(pendingTraceBytes(s0), 'traceKind did not decode it');
+  assert.equal(lazy.steps[0]?.reasoning, 'step 0');
+  assert.ok(equals(TrajectorySchema, lazy, decode(TrajectorySchema, bytes)));
+  assert.equal(pendingTraceBytes(s0), undefined, 'read once, decoded and held');
+  assert.deepEqual(s0.trace?.kind.case === 'pointer' ? s0.trace.kind.value.featureIndex : null, [5, 9, 300000]);
+  assert.deepEqual(toBinary(TrajectorySchema, decodeTrajectoryLazy(bytes)), toBinary(TrajectorySchema, t));
+});
+
+void test('a lazily decoded scored trajectory (as the judge sends it: trajectory bytes embedded) equals the full decoding', () => {
+  const t = trajectory(4);
+  const scored = make(ScoredTrajectorySchema, { trajectoryId: t.trajectoryId, verdict: create(VerdictSchema, { reward: 1, success: true }), trainable: true });
+  const bytes = encodeWithField(ScoredTrajectorySchema, scored, 'trajectory', encode(TrajectorySchema, t));
+  const lazy = decodeScoredLazy(bytes);
+  assert.equal(lazy.trajectory?.steps.length, 4);
+  assert.equal(lazy.verdict?.reward, 1);
+  assert.ok(pendingTraceBytes(lazy.trajectory!.steps[3]!));
+  // structured clone (postMessage) and clone() read the trace: they see it decoded.
+  const copied = structuredClone(decodeScoredLazy(bytes));
+  assert.equal(copied.trajectory?.steps[0]?.trace?.kind.case, 'pointer');
+  assert.ok(equals(ScoredTrajectorySchema, clone(ScoredTrajectorySchema, lazy), decode(ScoredTrajectorySchema, bytes)));
+});
+
+void test('shareTrace hands an encoded trace on still encoded; a written trace replaces it', () => {
+  const lazy = decodeTrajectoryLazy(encode(TrajectorySchema, trajectory()));
+  const s0 = lazy.steps[0]!;
+  const target = create(TrainStepSchema, { index: 0 });
+  shareTrace(s0, target);
+  assert.ok(pendingTraceBytes(target));
+  assert.ok(pendingTraceBytes(s0));
+  assert.equal(target.trace?.kind.case, 'pointer');
+  assert.equal(pendingTraceBytes(target), undefined);
+  s0.trace = undefined;
+  assert.equal(s0.trace, undefined);
+  assert.equal(pendingTraceBytes(s0), undefined);
+});
+
+void test('a malformed trace is reported as undecodable when the message is decoded, not later', () => {
+  const t = trajectory(1);
+  const bytes = encode(TrajectorySchema, t);
+  // Truncate the pointer trace's packed feature_value: make its declared length overrun.
+  const traceBytes = toBinary(PolicyTraceSchema, t.steps[0]!.trace!);
+  const at = Buffer.from(bytes).indexOf(Buffer.from(traceBytes));
+  assert.ok(at > 0);
+  const bad = Uint8Array.from(bytes);
+  // The trace's first byte is the tag of `pointer` (field 1, LD), then its length: make it longer than the trace.
+  assert.equal(bad[at], 0x0a);
+  bad[at + 1] = (bad[at + 1] ?? 0) + 1;
+  assert.throws(
+    () => decodeTrajectoryLazy(bad),
+    (e: unknown) => isProtoError(e) && e.code === 'PROTO_UNDECODABLE',
+  );
+});
+
+void test('a trace string that is not UTF-8 is rejected at decode time, as the full decode rejects it', () => {
+  const t = trajectory(1);
+  const tr = t.steps[0]!.trace!.kind;
+  if (tr.case === 'pointer') tr.value.candidateLabels = ['label-\u00e9zz', 'b'];
+  const bad = Uint8Array.from(encode(TrajectorySchema, t));
+  const at = Buffer.from(bad).indexOf(Buffer.from('label-\u00e9zz'));
+  assert.ok(at > 0);
+  bad[at + 6] = 0xff;
+  const undecodable = (e: unknown) => isProtoError(e) && e.code === 'PROTO_UNDECODABLE';
+  assert.throws(() => decode(TrajectorySchema, bad), undecodable);
+  assert.throws(() => decodeTrajectoryLazy(bad), undecodable);
+});
+
+void test('a malformed step (not its trace) is reported as undecodable at decode time too', () => {
+  const t = trajectory(1);
+  t.steps[0]!.reasoning = 'reasoning-\u00e9';
+  const bad = Uint8Array.from(encode(TrajectorySchema, t));
+  const at = Buffer.from(bad).indexOf(Buffer.from('reasoning-\u00e9'));
+  bad[at + 10] = 0xc0;
+  const undecodable = (e: unknown) => isProtoError(e) && e.code === 'PROTO_UNDECODABLE';
+  assert.throws(() => decode(TrajectorySchema, bad), undecodable);
+  assert.throws(() => decodeTrajectoryLazy(bad), undecodable);
+});
+
+void test('bytes that are no trajectory fail as decode fails; an unknown schema version is rejected', () => {
+  assert.throws(
+    () => decodeScoredLazy(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x0f])),
+    (e: unknown) => isProtoError(e) && e.code === 'PROTO_UNDECODABLE',
+  );
+  const t = trajectory(1);
+  t.schemaVersion = 2;
+  assert.throws(
+    () => decodeTrajectoryLazy(toBinary(TrajectorySchema, t)),
+    (e: unknown) => isProtoError(e) && e.code === 'PROTO_UNSUPPORTED_SCHEMA_VERSION',
+  );
+});
+
+void test('steps stay views of the delivered bytes when their buffer is about the message, and are copied out of a much larger one', () => {
+  const bytes = encode(TrajectorySchema, trajectory());
+  // As a socket read holds it: a little more than the message.
+  const frame = new Uint8Array(bytes.length + 64);
+  frame.set(bytes, 32);
+  const inFrame = frame.subarray(32, 32 + bytes.length);
+  const shared = decodeTrajectoryLazy(inFrame);
+  assert.equal(pendingTraceBytes(stepTraces(shared)[0]!)?.buffer, frame.buffer, 'a view: no copy of the step bytes');
+  // A small message in a large buffer: a view would pin all of it.
+  const big = new Uint8Array(bytes.length * 3);
+  big.set(bytes, 0);
+  const copied = decodeTrajectoryLazy(big.subarray(0, bytes.length));
+  const traceBytes = pendingTraceBytes(stepTraces(copied)[0]!);
+  assert.ok(traceBytes && traceBytes.buffer !== big.buffer, 'copied out of the large buffer');
+  big.fill(0);
+  // Both decode as the full decoding (the copy no longer depends on the zeroed buffer).
+  assert.ok(equals(TrajectorySchema, copied, decode(TrajectorySchema, bytes)));
+  assert.ok(equals(TrajectorySchema, shared, decode(TrajectorySchema, bytes)));
+});

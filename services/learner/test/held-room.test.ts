@@ -1,0 +1,116 @@
+// The learner keeps room for what it holds: every rollout of a pending group stays unacked until
+// its group is trained, and JetStream delivers nothing past the consumer's max_ack_pending, so a
+// learner holding that many partial groups could never finish one. Against a real nats-server,
+// with OWRL_SCORED_MAX_ACK_PENDING far below a round's rollouts and the first half of every group
+// answered before the second: the learner raises the limit and the run finishes with every rollout
+// trained.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Blacklist, connectBus, CONSUMER_ACTORS, ensureTopology, learnerConsumerName, scoredSubject, STREAM_SCORED, STREAM_TASKS, WeightsPointer, type Bus } from '@owrl/bus';
+import { MemoryMeter } from '@owrl/core';
+import { initialModel } from '@owrl/policy';
+import { make, RolloutRequestSchema, ScoredTrajectorySchema, TaskSchema, TerminationClass, TerminationSchema, TrajectorySchema, VerdictSchema } from '@owrl/proto';
+import { Adam, GrpoTrainer } from '@owrl/rl';
+import { silentLogger } from '@owrl/telemetry';
+import { startNatsServer, type NatsServer } from '@owrl/testkit';
+import { ArtifactServer } from '../src/artifact-server.js';
+import { CheckpointStore } from '../src/checkpoint.js';
+import { loadLearnerConfig } from '../src/config.js';
+import { Learner } from '../src/learner.js';
+import { createLearnerMetrics } from '../src/metrics.js';
+import { RunStateStore } from '../src/run-state-store.js';
+import { TaskScheduler } from '../src/scheduler.js';
+
+let nats: NatsServer;
+let bus: Bus;
+
+before(async () => {
+  nats = await startNatsServer();
+  bus = await connectBus({ servers: nats.url, name: 'learner-held-room-test' });
+  await ensureTopology(bus, { storage: 'memory' });
+});
+
+after(async () => {
+  await bus?.close();
+  await nats?.dispose();
+});
+
+void test('a max_ack_pending below what the learner may hold is raised, and the run finishes with every rollout trained', { timeout: 90_000 }, async () => {
+  const runId = 'heldroom';
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-held-'));
+  const config = loadLearnerConfig({
+    OWRL_RUN_ID: runId,
+    OWRL_TASKS_FILE: 'tasks.jsonl',
+    OWRL_MODE: 'async',
+    OWRL_ROUNDS: '3',
+    OWRL_GROUP_SIZE: '4',
+    OWRL_GROUPS_PER_ROUND: '2',
+    OWRL_CURRICULUM: '1:3',
+    OWRL_ROUND_TIMEOUT_S: '30',
+    OWRL_DATA_DIR: dataDir,
+    OWRL_SCORED_MAX_ACK_PENDING: '4',
+  });
+  const tasks = Array.from({ length: 6 }, (_, i) => make(TaskSchema, { id: `t${i}`, startUrl: `http://site-${i}.example/`, instruction: 'find it', difficulty: 1 }));
+  const scheduler = new TaskScheduler(tasks, { seed: 1 });
+  const model = initialModel({ dim: 256 });
+  const trainer = new GrpoTrainer(model, new Adam(model.dim), { epochs: 1 });
+  const artifacts = new ArtifactServer(path.join(dataDir, 'artifacts'), { port: 0, host: '127.0.0.1' });
+  await artifacts.start();
+  const store = new RunStateStore(runId, 1, 'async');
+  // Stands in for actors and judge: samples 0 and 1 of a group are answered at once, 2 and 3 after
+  // a while, so the first results the learner holds are halves of groups.
+  const worker = await bus.consume({
+    stream: STREAM_TASKS,
+    consumer: CONSUMER_ACTORS,
+    schema: RolloutRequestSchema,
+    maxInFlight: 64,
+    pullExpiresMs: 1000,
+    handler: async (d) => {
+      const req = d.value;
+      if (req.sample >= 2) await new Promise((r) => setTimeout(r, 400));
+      const out = make(ScoredTrajectorySchema, {
+        trajectoryId: req.trajectoryId,
+        trajectory: make(TrajectorySchema, { trajectoryId: req.trajectoryId, request: req, policyVersion: req.policyVersion, termination: make(TerminationSchema, { class: TerminationClass.COMPLETED, reason: 'done' }) }),
+        trainable: true,
+        verdict: make(VerdictSchema, { reward: req.sample % 2, success: req.sample % 2 === 1 }),
+      });
+      await bus.publish(scoredSubject(runId), ScoredTrajectorySchema, out, { msgId: req.trajectoryId });
+    },
+  });
+  const learner = new Learner({
+    config,
+    bus,
+    store,
+    scheduler,
+    model,
+    trainer,
+    artifacts,
+    weights: await WeightsPointer.open(bus),
+    blacklist: await Blacklist.open(bus),
+    checkpoints: new CheckpointStore(path.join(dataDir, 'checkpoint')),
+    updatesDir: path.join(dataDir, 'updates'),
+    restored: null,
+    incarnation: 1,
+    metrics: createLearnerMetrics(new MemoryMeter()),
+    logger: silentLogger,
+  });
+  try {
+    await learner.run();
+    const info = await bus.jsm.consumers.info(STREAM_SCORED, learnerConsumerName(runId));
+    assert.ok((info.config.max_ack_pending ?? 0) >= config.maxGroupsPerRound * config.groupSize, `max_ack_pending ${info.config.max_ack_pending} was raised`);
+    const s = store.get();
+    const c = s.counters!;
+    assert.deepEqual(s.rounds.map((r) => Number(r.round)), [0, 1, 2]);
+    assert.equal(c.excluded, 0n, 'nothing timed out or was abandoned');
+    assert.equal(c.trainable + c.inFlight, c.dispatched, 'every dispatched rollout came back trainable');
+    assert.ok(c.groupsKept >= 6n, `kept ${c.groupsKept}`);
+  } finally {
+    await learner.stop();
+    await worker.stop();
+    await artifacts.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
