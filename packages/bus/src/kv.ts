@@ -4,7 +4,8 @@
 // JSON values are decoded field by field (kv-values.ts); a value that does not decode is logged
 // with the field at fault and left out (a corrupt blacklist entry never blocks).
 import { decode, encode, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
-import { Kvm, KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
+import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
+import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { BusContext } from './context.js';
 import { BusError, BusErrorCode } from './errors.js';
 import { decodeKvKey, encodeKvKey } from './kv-keys.js';
@@ -26,34 +27,96 @@ function kvFailed(what: string, e: unknown): BusError {
   return e instanceof BusError ? e : new BusError(BusErrorCode.ApiFailed, `${what}: ${(e as Error).message}`, { cause: e });
 }
 
-function isLive(e: KvEntry | null): e is KvEntry {
+function isLive<E extends { operation: string }>(e: E | null): e is E {
   return e !== null && e.operation === 'PUT';
 }
 
-/** Longest wait for a bucket's last values when the bucket emptied between its status and the read. */
+/** Longest a walk of a bucket's stream (lastEntries) goes on while keys keep being written or expiring. */
 const LAST_VALUES_TIMEOUT_MS = 2000;
 
+/** One key's last entry as lastEntries() reads it. */
+export interface LastEntry {
+  key: string;
+  revision: number;
+  value: Uint8Array;
+  operation: 'PUT' | 'DEL' | 'PURGE';
+}
+
+/** Direct reads in flight at once for the keys a walk did not reach (lastEntries). */
+const LAST_VALUES_GET_CONCURRENCY = 64;
+
 /**
- * The last entry of every key of the bucket (deletes and purges included), read in one pass over
- * the bucket's stream (a watcher of last values) instead of a get per key: a registry of N actors
- * costs one consumer, not N round trips, on every fleet-view refresh.
+ * The last entry of every key of the bucket (deletes and purges included), in three steps:
+ *   1. the keys, as one snapshot: stream info with a subjects filter (the server answers from its
+ *      subject index at one instant);
+ *   2. their values, in one pass over the bucket's stream instead of a get per key: a registry of N
+ *      actors costs one consumer, not N round trips, on every fleet-view refresh. The stream holds
+ *      one message per key (history 1, the buckets read here); a key written during the pass comes
+ *      again further on and its newer revision wins. The pass ends at the snapshot's last
+ *      sequence (or when nothing is pending, or after `walkTimeoutMs`);
+ *   3. a direct get for each snapshot key the pass did not reach: a key rewritten ahead of the
+ *      pass leaves its old place and lands behind the snapshot, so under steady writes the pass
+ *      alone misses keys (seen in CI: one of three actors beating back to back listed).
+ * So every key that exists from step 1 to the end is listed once, whatever is written meanwhile.
+ * (last_per_subject delivery is not used: nats-server 2.9 delivered the first key's message once
+ * for every key written during the read, and a KV watcher of last values built on it returned
+ * some actors twice and others not at all while heartbeats were written.)
  */
-async function lastEntries(kv: KV): Promise<KvEntry[]> {
-  if ((await kv.status()).values === 0) return [];
-  const iter = await kv.watch({ key: '>', include: KvWatchInclude.LastValue });
-  // Entries expiring between the status and the watch could leave nothing to read: bounded wait.
-  const timer = setTimeout(() => iter.stop(), LAST_VALUES_TIMEOUT_MS);
-  const out: KvEntry[] = [];
+export async function lastEntries(ctx: BusContext, bucket: string, walkTimeoutMs = LAST_VALUES_TIMEOUT_MS): Promise<LastEntry[]> {
+  const stream = `KV_${bucket}`;
+  const prefix = `$KV.${bucket}.`;
+  const info = await ctx.jsm.streams.info(stream, { subjects_filter: `${prefix}>` });
+  const subjects = Object.keys(info.state.subjects ?? {});
+  if (subjects.length === 0) return [];
+  const snapshotSeq = info.state.last_seq;
+  const out = new Map<string, LastEntry>();
+  const keep = (subject: string, seq: number, value: Uint8Array, op: string | undefined): void => {
+    const key = subject.slice(prefix.length);
+    const entry: LastEntry = { key, revision: seq, value, operation: op === 'DEL' || op === 'PURGE' ? op : 'PUT' };
+    const had = out.get(key);
+    if (!had || had.revision < entry.revision) out.set(key, entry);
+  };
+  const ci = await ctx.jsm.consumers.add(stream, {
+    ack_policy: AckPolicy.None,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: `${prefix}>`,
+    mem_storage: true,
+    num_replicas: 1,
+    // Removed below; the server drops it by itself if this client dies first.
+    inactive_threshold: 30_000 * 1_000_000,
+  });
   try {
-    for await (const e of iter) {
-      out.push(e);
-      if (e.delta === 0) break;
+    let pending = ci.num_pending;
+    const consumer = await ctx.js.consumers.get(stream, ci.name);
+    const deadline = Date.now() + walkTimeoutMs;
+    let atSnapshot = false;
+    // Entries expiring during the walk leave fewer than asked for: each fetch waits at most 1 s.
+    while (pending > 0 && !atSnapshot && Date.now() < deadline) {
+      const iter = await consumer.fetch({ max_messages: pending, expires: 1000 });
+      let got = 0;
+      for await (const m of iter) {
+        got++;
+        pending = m.info.pending;
+        keep(m.subject, m.seq, m.data, m.headers?.get('KV-Operation'));
+        atSnapshot = m.seq >= snapshotSeq;
+        if (pending === 0 || atSnapshot) break;
+      }
+      if (got === 0) break;
     }
   } finally {
-    clearTimeout(timer);
-    iter.stop();
+    await ctx.jsm.consumers.delete(stream, ci.name).catch(() => undefined);
   }
-  return out;
+  const missed = subjects.filter((subject) => !out.has(subject.slice(prefix.length)));
+  for (let i = 0; i < missed.length; i += LAST_VALUES_GET_CONCURRENCY) {
+    await Promise.all(
+      missed.slice(i, i + LAST_VALUES_GET_CONCURRENCY).map(async (subject) => {
+        // null: deleted or expired since the snapshot, so no longer a key of the bucket
+        const m = await ctx.jsm.streams.getMessage(stream, { last_by_subj: subject });
+        if (m) keep(m.subject, m.seq, m.data, m.header?.get('KV-Operation'));
+      }),
+    );
+  }
+  return [...out.values()];
 }
 
 /** The pointer to the current policy artifact (KV owrl_weights, key `latest`). */
@@ -120,13 +183,16 @@ function decodeArtifact(e: KvEntry): PolicyArtifact {
 
 /** Live actors (KV owrl_actors): each heartbeats; the bucket TTL (≈ 3 heartbeats) drops the silent. */
 export class ActorRegistry {
+  private readonly bucket = KV_ACTORS;
+
   private constructor(
+    private readonly ctx: BusContext,
     private readonly kv: KV,
     private readonly log: Logger,
   ) {}
 
   static async open(ctx: BusContext): Promise<ActorRegistry> {
-    return new ActorRegistry(await openBucket(ctx, KV_ACTORS), ctx.logger.child({ component: 'actor-registry' }));
+    return new ActorRegistry(ctx, await openBucket(ctx, KV_ACTORS), ctx.logger.child({ component: 'actor-registry' }));
   }
 
   /** Writes the actor's heartbeat. @throws BusError BUS_INVALID_ARGUMENT naming a bad field. */
@@ -154,7 +220,7 @@ export class ActorRegistry {
   /** Actors whose last heartbeat is within the bucket TTL, sorted by id (values that do not decode are logged and left out). */
   async list(): Promise<ActorRecord[]> {
     const out: ActorRecord[] = [];
-    for (const e of await lastEntries(this.kv)) {
+    for (const e of await lastEntries(this.ctx, this.bucket)) {
       if (!isLive(e)) continue;
       const key = e.key;
       try {
@@ -183,13 +249,16 @@ export function normalizeHost(host: string): string {
 
 /** Hosts the scheduler and actors skip (KV owrl_blacklist). */
 export class Blacklist {
+  private readonly bucket = KV_BLACKLIST;
+
   private constructor(
+    private readonly ctx: BusContext,
     private readonly kv: KV,
     private readonly log: Logger,
   ) {}
 
   static async open(ctx: BusContext): Promise<Blacklist> {
-    return new Blacklist(await openBucket(ctx, KV_BLACKLIST), ctx.logger.child({ component: 'blacklist' }));
+    return new Blacklist(ctx, await openBucket(ctx, KV_BLACKLIST), ctx.logger.child({ component: 'blacklist' }));
   }
 
   /** Lists `host` (host or host:port). @throws BusError BUS_INVALID_ARGUMENT naming a bad field. */
@@ -243,7 +312,7 @@ export class Blacklist {
   async list(): Promise<Array<BlacklistEntry & { host: string }>> {
     const out: Array<BlacklistEntry & { host: string }> = [];
     try {
-      for (const e of await lastEntries(this.kv)) {
+      for (const e of await lastEntries(this.ctx, this.bucket)) {
         const host = hostOfKey(e.key);
         const entry = host !== null && isLive(e) ? this.parseEntry(e) : null;
         if (host !== null && entry) out.push({ ...entry, host });
@@ -260,7 +329,7 @@ export class Blacklist {
   }
 
   /** A stored entry, or null (logged) when the value is not one: foreign or corrupt values never block. */
-  private parseEntry(e: KvEntry): BlacklistEntry | null {
+  private parseEntry(e: Pick<KvEntry, 'key' | 'revision' | 'value'>): BlacklistEntry | null {
     try {
       return decodeBlacklistEntry({ bucket: KV_BLACKLIST, key: e.key, revision: e.revision }, e.value);
     } catch (err) {

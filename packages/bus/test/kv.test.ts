@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { Kvm } from '@nats-io/kv';
 import { make, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
 import { ActorRegistry, Blacklist, BlacklistCache, BusErrorCode, encodeKvKey, ensureTopology, isBusError, silentLogger, WeightsPointer } from '../src/index.js';
+import { lastEntries } from '../src/kv.js';
 import { deferred, startSuite, until, within, type Suite } from './harness.js';
 
 const artifact = (version: number): PolicyArtifact =>
@@ -140,6 +141,54 @@ void describe('KV wrappers', () => {
     await kv.delete(encodeKvKey('actorId', 'actor-z'));
     // TTL 1 s in this suite: with no more heartbeats the actor disappears
     await until(async () => (await reg.list()).length === 0, 5000, 'TTL expiry of the silent actor');
+  });
+
+  void it('actor registry: each actor listed once while heartbeats are written during the read', async () => {
+    const reg = await ActorRegistry.open(s.bus);
+    // Enough actors that a pass over the stream meets keys rewritten ahead of it (CI once listed
+    // one of three); each is written back to back with the others while the registry is read.
+    const ids = Array.from({ length: 40 }, (_, i) => `beat-${String(i).padStart(2, '0')}`);
+    let stop = false;
+    let n = 0;
+    // Every actor beats back to back while the registry is listed (the bucket holds them all first).
+    for (const id of ids) await reg.heartbeat(id, { slots: 2, busy: 1, policyVersion: 1, rssBytes: 1, episodes: 0 }, Date.now());
+    const beating = (async () => {
+      while (!stop) {
+        n++;
+        await Promise.all(ids.map((id) => reg.heartbeat(id, { slots: 2, busy: n % 3, policyVersion: 1, rssBytes: 1, episodes: n }, Date.now())));
+      }
+    })();
+    try {
+      for (let i = 0; i < 30; i++) {
+        const listed = (await reg.list()).map((a) => a.actorId).filter((id) => id.startsWith('beat-'));
+        assert.deepEqual(listed, ids, `read ${i} after ${n} heartbeat rounds`);
+      }
+    } finally {
+      stop = true;
+      await beating;
+    }
+    for (const id of ids) await reg.remove(id);
+  });
+
+  void it('a key the pass over the stream does not reach is read directly: last values, each key once', async () => {
+    const kv = await new Kvm(s.bus.js).open('owrl_blacklist');
+    const keys = ['walk-a.test', 'walk-b.test', 'walk-c.test'].map((host) => encodeKvKey('host', host));
+    for (const key of keys) await kv.put(key, `{"v":1}`);
+    await kv.put(keys[1]!, `{"v":2}`);
+    await kv.delete(keys[2]!);
+    const read = async (walkTimeoutMs?: number) =>
+      (await lastEntries(s.bus, 'owrl_blacklist', walkTimeoutMs))
+        .filter((e) => keys.includes(e.key))
+        .map((e) => [e.key, e.operation, new TextDecoder().decode(e.value)])
+        .sort();
+    const whole = await read();
+    assert.deepEqual(
+      whole.map(([, op, v]) => `${op} ${v}`),
+      ['PUT {"v":1}', 'PUT {"v":2}', 'DEL '],
+    );
+    // No time for the pass at all (as under heavy load): the snapshot's keys are got one by one.
+    assert.deepEqual(await read(0), whole);
+    for (const key of keys) await kv.purge(key);
   });
 
   void it('opening a bucket that does not exist fails clearly', async () => {
