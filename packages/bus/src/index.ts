@@ -73,6 +73,7 @@ export { ActorRegistry, Blacklist, BlacklistCache, WeightsPointer, isEntryBlocki
 export {
   decodeActorRecord,
   decodeBlacklistEntry,
+  HEARTBEATS_MISSED,
   type ActorHeartbeat,
   type ActorRecord,
   type BlacklistEntry,

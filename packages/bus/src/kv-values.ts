@@ -21,7 +21,15 @@ export interface ActorHeartbeat {
   rssBytes: number;
   /** Episodes finished since start. */
   episodes: number;
+  /**
+   * How often the actor writes its heartbeat, ms: a reader leaves the actor out once
+   * HEARTBEATS_MISSED of them are missing. Absent (older actors): the reader's own timeout.
+   */
+  intervalMs?: number;
 }
+
+/** Heartbeats an actor may miss before a reader that knows its interval leaves it out. */
+export const HEARTBEATS_MISSED = 3;
 
 export interface ActorRecord extends ActorHeartbeat {
   actorId: string;
@@ -80,6 +88,7 @@ export function decodeActorRecord(o: KvValueOrigin, actorId: string, value: Uint
     policyVersion: finite(o, obj, 'policyVersion', { min: 0, integer: true }),
     rssBytes: finite(o, obj, 'rssBytes', { min: 0 }),
     episodes: finite(o, obj, 'episodes', { min: 0, integer: true }),
+    ...(obj['intervalMs'] !== undefined ? { intervalMs: finite(o, obj, 'intervalMs', { min: 1, integer: true }) } : {}),
     updatedAtMs: finite(o, obj, 'updatedAtMs'),
   };
 }

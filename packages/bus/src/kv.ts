@@ -204,6 +204,9 @@ export class ActorRegistry {
         throw new BusError(BusErrorCode.InvalidArgument, `heartbeat of ${actorId}: ${f}=${String(v)} must be a finite number >= 0`);
       }
     }
+    if (hb.intervalMs !== undefined && !(Number.isInteger(hb.intervalMs) && hb.intervalMs >= 1)) {
+      throw new BusError(BusErrorCode.InvalidArgument, `heartbeat of ${actorId}: intervalMs=${String(hb.intervalMs)} must be an integer >= 1`);
+    }
     const rec: ActorRecord = { actorId, ...pick(hb), updatedAtMs: nowMs };
     try {
       await this.kv.put(key, JSON.stringify(rec));
@@ -234,7 +237,7 @@ export class ActorRegistry {
 }
 
 function pick(hb: ActorHeartbeat): ActorHeartbeat {
-  return { slots: hb.slots, busy: hb.busy, policyVersion: hb.policyVersion, rssBytes: hb.rssBytes, episodes: hb.episodes };
+  return { slots: hb.slots, busy: hb.busy, policyVersion: hb.policyVersion, rssBytes: hb.rssBytes, episodes: hb.episodes, ...(hb.intervalMs !== undefined ? { intervalMs: hb.intervalMs } : {}) };
 }
 
 /** A blacklist entry blocks until `untilMs` (pure). */

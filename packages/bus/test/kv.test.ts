@@ -118,14 +118,18 @@ void describe('KV wrappers', () => {
   void it('actor registry: lists heartbeats, and the bucket TTL drops silent actors', async () => {
     const reg = await ActorRegistry.open(s.bus);
     await reg.heartbeat('actor-b', { slots: 4, busy: 1, policyVersion: 7, rssBytes: 5e8, episodes: 10 }, 42);
-    await reg.heartbeat('actor-a.pod_1', { slots: 2, busy: 2, policyVersion: 6, rssBytes: 3e8, episodes: 3 }, 43);
+    await reg.heartbeat('actor-a.pod_1', { slots: 2, busy: 2, policyVersion: 6, rssBytes: 3e8, episodes: 3, intervalMs: 1000 }, 43);
     assert.deepEqual(await reg.list(), [
-      { actorId: 'actor-a.pod_1', slots: 2, busy: 2, policyVersion: 6, rssBytes: 3e8, episodes: 3, updatedAtMs: 43 },
+      { actorId: 'actor-a.pod_1', slots: 2, busy: 2, policyVersion: 6, rssBytes: 3e8, episodes: 3, intervalMs: 1000, updatedAtMs: 43 },
       { actorId: 'actor-b', slots: 4, busy: 1, policyVersion: 7, rssBytes: 5e8, episodes: 10, updatedAtMs: 42 },
     ]);
     await assert.rejects(
       reg.heartbeat('actor-c', { slots: -1, busy: 0, policyVersion: 0, rssBytes: 0, episodes: 0 }),
       (e: unknown) => isBusError(e, BusErrorCode.InvalidArgument) && e.message.includes('slots=-1'),
+    );
+    await assert.rejects(
+      reg.heartbeat('actor-c', { slots: 1, busy: 0, policyVersion: 0, rssBytes: 0, episodes: 0, intervalMs: 0.5 }),
+      (e: unknown) => isBusError(e, BusErrorCode.InvalidArgument) && e.message.includes('intervalMs=0.5'),
     );
     await reg.remove('actor-b');
     assert.deepEqual((await reg.list()).map((a) => a.actorId), ['actor-a.pod_1']);

@@ -129,6 +129,7 @@ export class Actor {
         policyVersion: Math.max(0, this.d.policies.version),
         rssBytes: process.memoryUsage().rss,
         episodes: this.episodes,
+        intervalMs: this.d.config.heartbeatMs,
       });
     } catch (e) {
       this.d.logger.warn({ err: e }, 'heartbeat failed');

@@ -1,10 +1,11 @@
 // The fleet in the run state: RunState.actors from the actor registry (KV owrl_actors) and
 // RunState.blacklist from KV owrl_blacklist, re-read every few seconds. An actor whose last
-// heartbeat is older than the heartbeat timeout is dropped even while its KV entry lives (the
+// heartbeat is older than its timeout (HEARTBEATS_MISSED of the intervals its record states, else
+// the view's heartbeat timeout) is dropped even while its KV entry lives (the
 // bucket TTL drops it on the server later), also while KV cannot be read: a failed or hung read
 // (bounded by a timeout) keeps the last records, and actors still age out of them. The store
 // changes (kind "fleet") only when what a reader sees differs from the last read.
-import type { ActorRecord, BlacklistEntry } from '@owrl/bus';
+import { HEARTBEATS_MISSED, type ActorRecord, type BlacklistEntry } from '@owrl/bus';
 import { ActorInfoSchema, BlacklistInfoSchema, make, type ActorInfo, type BlacklistInfo } from '@owrl/proto';
 import type { Logger } from '@owrl/telemetry';
 import type { RunStateStore } from './run-state-store.js';
@@ -18,7 +19,10 @@ export interface FleetSources {
 export interface FleetViewOptions {
   /** How often KV is re-read. Default 3 s. */
   intervalMs?: number;
-  /** An actor whose last heartbeat is older than this is left out. Default 30 s (3 heartbeats of 10 s). */
+  /**
+   * An actor whose last heartbeat is older than this is left out, unless its record states its
+   * interval (then HEARTBEATS_MISSED intervals). Default 30 s (3 heartbeats of 10 s).
+   */
   heartbeatTimeoutMs?: number;
   /** A read that takes longer is abandoned as failed, so a hung request cannot freeze the view. Default max(10 s, 3 intervals). */
   readTimeoutMs?: number;
@@ -106,10 +110,13 @@ export class FleetView {
   }
 }
 
-/** Registry records whose heartbeat is at most `timeoutMs` old at `nowMs`, as ActorInfo, sorted by id (pure). */
+/**
+ * Registry records whose heartbeat is recent at `nowMs`, as ActorInfo, sorted by id (pure): at most
+ * HEARTBEATS_MISSED intervals old for a record that states its interval, else at most `timeoutMs`.
+ */
 export function liveActors(records: readonly ActorRecord[], nowMs: number, timeoutMs: number): ActorInfo[] {
   return records
-    .filter((r) => nowMs - r.updatedAtMs <= timeoutMs)
+    .filter((r) => nowMs - r.updatedAtMs <= (r.intervalMs !== undefined ? HEARTBEATS_MISSED * r.intervalMs : timeoutMs))
     .sort((a, b) => a.actorId.localeCompare(b.actorId))
     .map((r) =>
       make(ActorInfoSchema, {

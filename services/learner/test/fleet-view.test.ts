@@ -148,3 +148,12 @@ void test('liveActors keeps heartbeats within the timeout, sorted by id', () => 
   const r = (actorId: string, updatedAtMs: number) => ({ actorId, ...hb(1), updatedAtMs });
   assert.deepEqual(liveActors([r('b', 1000), r('a', 900), r('c', 100)], 1000, 500).map((a) => a.actorId), ['a', 'b']);
 });
+
+void test('liveActors: an actor that states its heartbeat interval is left out after 3 missed beats, whatever the view timeout', () => {
+  const r = (actorId: string, updatedAtMs: number, intervalMs?: number) => ({ actorId, ...hb(1), updatedAtMs, ...(intervalMs !== undefined ? { intervalMs } : {}) });
+  const records = [r('fast', 0, 1000), r('slow', 0, 60_000), r('old', 0)];
+  // 3.5 s after the last beats: the 1 s actor missed 3 and is gone; the others are within their limits.
+  assert.deepEqual(liveActors(records, 3500, 30_000).map((a) => a.actorId), ['old', 'slow']);
+  // 100 s: the 60 s actor (limit 180 s) outlives the view's 30 s timeout, which still holds for the record without an interval.
+  assert.deepEqual(liveActors(records, 100_000, 30_000).map((a) => a.actorId), ['slow']);
+});
