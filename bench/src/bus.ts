@@ -16,7 +16,11 @@
 // trajectory once and every scored trajectory twice more, to this process (counted as the owrl
 // path's nats-server CPU), which decoded each scored trajectory whole on the same 2 cores: work of
 // the bench, not of the owrl path, and none of it on the raw side.
-//   npm run bench -- bus [--slots 256] [--window 30] [--messages 4000] [--root DIR]
+//   npm run bench -- bus [--slots 256] [--window 30] [--messages 4000] [--round-groups 64] [--root DIR]
+// --round-groups: groups per learner update (async). The default trains a few times in the window
+// (the learner's update shares the machine's cores with the path); a number too large to fill in
+// the window (e.g. 100000) measures the path with no update at all, the learner still taking in,
+// ledgering and holding every result (its memory grows with the window).
 // --root: a folder whose services/<name>/dist/src/main.js are run instead of this checkout's
 // (e.g. symlinks to another build of the learner), to compare before and after a change.
 import { parseArgs } from 'node:util';
@@ -127,13 +131,15 @@ async function rawRate(captured: Captured, n: number): Promise<number> {
 const mean = (xs: Uint8Array[]): number => (xs.length > 0 ? Math.round(xs.reduce((a, b) => a + b.length, 0) / xs.length) : 0);
 
 export async function busBench(args: string[]): Promise<Record<string, unknown>> {
-  const { values } = parseArgs({ args, options: { slots: { type: 'string', default: '256' }, window: { type: 'string', default: '30' }, messages: { type: 'string', default: '4000' }, root: { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { slots: { type: 'string', default: '256' }, window: { type: 'string', default: '30' }, messages: { type: 'string', default: '4000' }, 'round-groups': { type: 'string', default: '64' }, root: { type: 'string' } } });
   const slots = Number(values.slots);
   const windowS = Number(values.window);
   const messages = Number(values.messages);
   if (!Number.isInteger(slots) || slots < 1) throw new Error(`--slots ${values.slots}: expected an integer >= 1`);
   if (!(windowS > 0)) throw new Error(`--window ${values.window}: expected seconds > 0`);
   if (!Number.isInteger(messages) || messages < 100) throw new Error(`--messages ${values.messages}: expected an integer >= 100`);
+  const roundGroups = Number(values['round-groups']);
+  if (!Number.isInteger(roundGroups) || roundGroups < 1) throw new Error(`--round-groups ${values['round-groups']}: expected an integer >= 1`);
   const captured: Captured = { requests: [], trajectories: [], scored: [] };
   process.stderr.write(`bench bus: owrl path, ${slots} synthetic slots, episodes compressed to milliseconds\n`);
   const owrl = await runFleet(
@@ -150,7 +156,9 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
       stepMedianS: 5,
       // Few updates in the window: every update stops ingestion and makes each actor fetch and load
       // the new policy before its next request, which is the learner's cost, not the bus's.
-      groupsPerRound: 64,
+      groupsPerRound: roundGroups,
+      // A learner that does not train in the window holds every result it took in, unacked.
+      ...(roundGroups > 64 ? { env: { OWRL_SCORED_MAX_ACK_PENDING: '1000000' } } : {}),
       runId: 'bench-bus',
       ...(values.root !== undefined ? { root: values.root } : {}),
       capture: 500,
@@ -169,6 +177,7 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
     bench: 'bus',
     cpus: os.cpus().length,
     slots,
+    round_groups: roundGroups,
     request_bytes: mean(captured.requests),
     trajectory_bytes: mean(captured.trajectories),
     scored_bytes: mean(captured.scored),
