@@ -29,7 +29,9 @@ const V1 = process.env.OWRL_DEPLOY_COMPOSE === 'v1';
 const run = promisify(execFile);
 
 const ROUNDS = 3;
-const GROUPS = 2;
+// 3 groups × 4 = 12 rollouts a round for the 6 slots of 3 actors: at a round's start requests wait
+// queued for a free slot, which is when the test kills an actor (below).
+const GROUPS = 3;
 const GROUP_SIZE = 4;
 const SLOTS = 2;
 // Rollouts of the killed actor come back after one ack wait: short here so the test stays short.
@@ -164,21 +166,27 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     log('3 actors registered', { actors: scaled.actors.map((a) => a.actorId), s: figures.scale_to_3_s });
     assert.equal((await containersOf(project, 'actor')).length, 3);
 
-    // docker kill an actor that is running an episode (mid-round).
-    const busy = await waitUntil('an actor busy mid-round', async () => {
+    // docker kill an actor that holds a rollout request (mid-round). A busy count from a recent
+    // heartbeat alone is not enough: the actor may finish its last episode of the round between
+    // its heartbeat and the kill (seen: killed 1 s after its last episode, nothing to redeliver).
+    // So the kill waits for requests queued for the actors (undelivered): a busy actor that ends
+    // an episode then takes the next request at once, and holds one whenever it is killed.
+    const jsmTasks = await jetstreamManager(nc);
+    const busy = await waitUntil('an actor busy while requests wait for a slot', async () => {
       const s = await getState();
-      // A busy count from a heartbeat of the last 3 s (the actors beat every second): one that fresh
-      // names an actor still mid-episode, whatever the fleet view's own refresh does.
-      const a = s.actors.find((x) => x.busy > 0 && Date.now() - Number(x.updatedAtMs) < 3000);
-      return a && s.counters && s.counters.dispatched > 0n ? { state: s, actor: a } : undefined;
-    }, { timeoutMs: 180_000, intervalMs: 500, abort });
+      // A heartbeat of the last 2 s (the actors beat every second), whatever the fleet view's own refresh does.
+      const a = s.actors.find((x) => x.busy > 0 && Date.now() - Number(x.updatedAtMs) < 2000);
+      if (!a || !s.counters || s.counters.dispatched === 0n) return undefined;
+      const queued = (await jsmTasks.consumers.info('OWRL_TASKS', 'actors')).num_pending;
+      return queued > 0 ? { state: s, actor: a, queued } : undefined;
+    }, { timeoutMs: 180_000, intervalMs: 250, abort });
     const actorContainers = await containersOf(project, 'actor');
     // The default actor id is <hostname>-<pid>; a container's hostname is its short id.
     const victim = actorContainers.find((id) => busy.actor.actorId.startsWith(id.slice(0, 12)));
     assert.ok(victim, `container of ${busy.actor.actorId} among ${actorContainers.join(', ')}`);
     const killedAt = Date.now();
     await run(DOCKER, ['kill', victim]);
-    log('killed actor', { id: busy.actor.actorId, busy: busy.actor.busy, round: Number(busy.state.round) });
+    log('killed actor', { id: busy.actor.actorId, busy: busy.actor.busy, round: Number(busy.state.round), queued: busy.queued });
     // The run state lets it go after 3 missed heartbeats (its record states its 1 s interval) and
     // the fleet view's next read (every 3 s), long before the 30 s default for records without one.
     const left = waitUntil('the killed actor out of RunState.actors', async () => ((await getState()).actors.some((a) => a.actorId === busy.actor.actorId) ? undefined : Date.now()), {
