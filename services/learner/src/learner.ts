@@ -320,10 +320,12 @@ export class Learner {
           s.message = 'stopped before the last round; resume with OWRL_RESUME=1';
         }
       });
-      // Still serving: late results (rollouts abandoned or superseded) are counted and acked.
-      if (finished && last) {
-        const ledger = last;
-        this.draining = this.drainLate(ledger)
+      // Still serving: late results (rollouts abandoned or superseded) are counted and acked. Also
+      // after a restart that found every round done (a crash while the last round's update was
+      // published, before its results were acked): those results come back and must be acked,
+      // or they stay unacked on the run's consumer for good.
+      if (finished) {
+        this.draining = this.drainLate(last)
           .catch((e: unknown) => logger.warn({ err: e }, 'counting late results failed'))
           .finally(() => this.closeConsumer());
         return;
@@ -346,13 +348,16 @@ export class Learner {
     while (this.control.paused && !this.stopping) await this.inbox.sleep(1000);
   }
 
-  /** After the last round: acks and counts what still arrives, until stopped. */
-  private async drainLate(ledger: RoundLedger): Promise<void> {
+  /**
+   * After the last round: acks and counts what still arrives, until stopped. `ledger`: the last
+   * round's, or null when this start ran no round (everything then counts as another round's).
+   */
+  private async drainLate(ledger: RoundLedger | null): Promise<void> {
     const stats = new RoundStats(this.d.store, this.d.metrics);
     while (!this.stopping) {
       const ev = await this.inbox.next(Infinity, () => this.stopping);
       if (!ev) break;
-      const res: IngestResult = this.settled.has(ev.scored.trajectoryId) ? { kind: 'duplicate' } : ledger.ingest(ev.scored);
+      const res: IngestResult = this.settled.has(ev.scored.trajectoryId) ? { kind: 'duplicate' } : ledger ? ledger.ingest(ev.scored) : { kind: 'late', cause: 'other_round' };
       this.d.logger.debug({ trajectory: ev.scored.trajectoryId, kind: res.kind, deliveries: ev.delivery.deliveryCount, seq: ev.delivery.seq }, 'result after the last round dropped');
       stats.ingested(ev.scored, res.kind === 'duplicate' || res.kind === 'late' ? res : { kind: 'late', cause: 'other_round' });
       this.d.store.change('progress', () => {});
