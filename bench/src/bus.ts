@@ -36,6 +36,8 @@ const HOPS = [
   { stream: 'RAW_SCORED', subject: 'raw.scored' },
 ] as const;
 const WINDOW = 256;
+/** Groups per learner update by default: a few updates in the window. */
+const DEFAULT_ROUND_GROUPS = 64;
 
 /** Bounded window of promises in flight. */
 class Window {
@@ -131,7 +133,7 @@ async function rawRate(captured: Captured, n: number): Promise<number> {
 const mean = (xs: Uint8Array[]): number => (xs.length > 0 ? Math.round(xs.reduce((a, b) => a + b.length, 0) / xs.length) : 0);
 
 export async function busBench(args: string[]): Promise<Record<string, unknown>> {
-  const { values } = parseArgs({ args, options: { slots: { type: 'string', default: '256' }, window: { type: 'string', default: '30' }, messages: { type: 'string', default: '4000' }, 'round-groups': { type: 'string', default: '64' }, root: { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { slots: { type: 'string', default: '256' }, window: { type: 'string', default: '30' }, messages: { type: 'string', default: '4000' }, 'round-groups': { type: 'string', default: String(DEFAULT_ROUND_GROUPS) }, root: { type: 'string' } } });
   const slots = Number(values.slots);
   const windowS = Number(values.window);
   const messages = Number(values.messages);
@@ -158,7 +160,7 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
       // the new policy before its next request, which is the learner's cost, not the bus's.
       groupsPerRound: roundGroups,
       // A learner that does not train in the window holds every result it took in, unacked.
-      ...(roundGroups > 64 ? { env: { OWRL_SCORED_MAX_ACK_PENDING: '1000000' } } : {}),
+      ...(roundGroups > DEFAULT_ROUND_GROUPS ? { env: { OWRL_SCORED_MAX_ACK_PENDING: '1000000' } } : {}),
       runId: 'bench-bus',
       ...(values.root !== undefined ? { root: values.root } : {}),
       capture: 500,

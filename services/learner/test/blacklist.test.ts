@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Blacklist, connectBus, CONSUMER_ACTORS, ensureTopology, scoredSubject, STREAM_TASKS, WeightsPointer, type Bus } from '@owrl/bus';
-import { initialModel } from '@owrl/policy';
+import { Blacklist, connectBus, CONSUMER_ACTORS, ensureTopology, scoredSubject, STREAM_TASKS, type Bus } from '@owrl/bus';
 import {
   make,
   RolloutRequestSchema,
@@ -21,19 +20,16 @@ import {
   type RolloutRequest,
   type ScoredTrajectory,
 } from '@owrl/proto';
-import { Adam, GrpoTrainer } from '@owrl/rl';
 import { silentLogger } from '@owrl/telemetry';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
-import { ArtifactServer } from '../src/artifact-server.js';
-import { CheckpointStore } from '../src/checkpoint.js';
 import { loadLearnerConfig } from '../src/config.js';
 import { hostOf, MemoryMeter, REASON_HOST_BLACKLISTED as HOST_BLACKLISTED } from '@owrl/core';
 import { HostGuard } from '../src/host-guard.js';
-import { Learner } from '../src/learner.js';
 import { createLearnerMetrics } from '../src/metrics.js';
 import { RoundLedger } from '../src/round-ledger.js';
 import { RunStateStore } from '../src/run-state-store.js';
 import { TaskScheduler } from '../src/scheduler.js';
+import { startTestLearner } from './learner-fixture.js';
 
 let nats: NatsServer;
 let bus: Bus;
@@ -163,13 +159,10 @@ void test('a host blacklisted mid-round: its re-dispatches are cancelled, the re
   const goodHost = 'good.example:8081';
   const badHost = 'down.example:8082';
   const scheduler = new TaskScheduler([task('good', `http://${goodHost}/`), task('bad', `http://${badHost}/`)], { seed: 1 });
-  const model = initialModel({ dim: 256 });
-  const trainer = new GrpoTrainer(model, new Adam(model.dim), { epochs: 1 });
-  const artifacts = new ArtifactServer(path.join(dataDir, 'artifacts'), { port: 0, host: '127.0.0.1' });
-  await artifacts.start();
   const reg = new MemoryMeter();
   const store = new RunStateStore(runId, 1, 'sync');
   const blacklist = await Blacklist.open(bus);
+  const { learner, artifacts } = await startTestLearner({ bus, config, scheduler, store, dataDir, blacklist, meter: reg });
 
   // Stands in for actors + judge: the bad host's start page never resolves, the good one's
   // rollouts are judged alternately 0 and 1 (so its groups are kept).
@@ -187,23 +180,6 @@ void test('a host blacklisted mid-round: its re-dispatches are cancelled, the re
       const out = host === badHost ? scoredOutcome(req, TerminationClass.INIT_ERROR, 'dns') : scoredOutcome(req, TerminationClass.COMPLETED, 'done', req.sample % 2);
       await bus.publish(scoredSubject(runId), ScoredTrajectorySchema, out, { msgId: req.trajectoryId });
     },
-  });
-  const learner = new Learner({
-    config,
-    bus,
-    store,
-    scheduler,
-    model,
-    trainer,
-    artifacts,
-    weights: await WeightsPointer.open(bus),
-    blacklist,
-    checkpoints: new CheckpointStore(path.join(dataDir, 'checkpoint')),
-    updatesDir: path.join(dataDir, 'updates'),
-    restored: null,
-    incarnation: 1,
-    metrics: createLearnerMetrics(reg),
-    logger: silentLogger,
   });
   const t0 = Date.now();
   try {

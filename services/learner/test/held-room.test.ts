@@ -9,20 +9,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Blacklist, connectBus, CONSUMER_ACTORS, ensureTopology, learnerConsumerName, scoredSubject, STREAM_SCORED, STREAM_TASKS, WeightsPointer, type Bus } from '@owrl/bus';
-import { MemoryMeter } from '@owrl/core';
-import { initialModel } from '@owrl/policy';
+import { connectBus, CONSUMER_ACTORS, ensureTopology, learnerConsumerName, scoredSubject, STREAM_SCORED, STREAM_TASKS, type Bus } from '@owrl/bus';
 import { make, RolloutRequestSchema, ScoredTrajectorySchema, TaskSchema, TerminationClass, TerminationSchema, TrajectorySchema, VerdictSchema } from '@owrl/proto';
-import { Adam, GrpoTrainer } from '@owrl/rl';
-import { silentLogger } from '@owrl/telemetry';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
-import { ArtifactServer } from '../src/artifact-server.js';
-import { CheckpointStore } from '../src/checkpoint.js';
 import { loadLearnerConfig } from '../src/config.js';
-import { Learner } from '../src/learner.js';
-import { createLearnerMetrics } from '../src/metrics.js';
 import { RunStateStore } from '../src/run-state-store.js';
 import { TaskScheduler } from '../src/scheduler.js';
+import { startTestLearner } from './learner-fixture.js';
 
 let nats: NatsServer;
 let bus: Bus;
@@ -55,11 +48,8 @@ void test('a max_ack_pending below what the learner may hold is raised, and the 
   });
   const tasks = Array.from({ length: 6 }, (_, i) => make(TaskSchema, { id: `t${i}`, startUrl: `http://site-${i}.example/`, instruction: 'find it', difficulty: 1 }));
   const scheduler = new TaskScheduler(tasks, { seed: 1 });
-  const model = initialModel({ dim: 256 });
-  const trainer = new GrpoTrainer(model, new Adam(model.dim), { epochs: 1 });
-  const artifacts = new ArtifactServer(path.join(dataDir, 'artifacts'), { port: 0, host: '127.0.0.1' });
-  await artifacts.start();
   const store = new RunStateStore(runId, 1, 'async');
+  const { learner, artifacts } = await startTestLearner({ bus, config, scheduler, store, dataDir });
   // Stands in for actors and judge: samples 0 and 1 of a group are answered at once, 2 and 3 after
   // a while, so the first results the learner holds are halves of groups.
   const worker = await bus.consume({
@@ -79,23 +69,6 @@ void test('a max_ack_pending below what the learner may hold is raised, and the 
       });
       await bus.publish(scoredSubject(runId), ScoredTrajectorySchema, out, { msgId: req.trajectoryId });
     },
-  });
-  const learner = new Learner({
-    config,
-    bus,
-    store,
-    scheduler,
-    model,
-    trainer,
-    artifacts,
-    weights: await WeightsPointer.open(bus),
-    blacklist: await Blacklist.open(bus),
-    checkpoints: new CheckpointStore(path.join(dataDir, 'checkpoint')),
-    updatesDir: path.join(dataDir, 'updates'),
-    restored: null,
-    incarnation: 1,
-    metrics: createLearnerMetrics(new MemoryMeter()),
-    logger: silentLogger,
   });
   try {
     await learner.run();
