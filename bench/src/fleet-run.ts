@@ -165,7 +165,7 @@ export function metricSum(text: string, name: string): number {
   return sum;
 }
 
-function procStat(pid: number | undefined): { rssMib: number; cpuTicks: number } {
+export function procStat(pid: number | undefined): { rssMib: number; cpuTicks: number } {
   if (!pid) return { rssMib: 0, cpuTicks: 0 };
   try {
     return { rssMib: rssBytes(pid) / 2 ** 20, cpuTicks: readProcStat(pid)?.cpuTicks ?? 0 };
@@ -175,7 +175,7 @@ function procStat(pid: number | undefined): { rssMib: number; cpuTicks: number }
 }
 
 /** Pid of the nats-server whose arguments mention its store's folder. */
-function natsPid(storeDir: string): number | undefined {
+export function natsPid(storeDir: string): number | undefined {
   const dir = path.dirname(storeDir);
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
@@ -205,14 +205,15 @@ const counters = (s: RunState): Record<string, number> => Object.fromEntries(Obj
  * OWRL_BENCH_LEARNER_PROFILE, the learner) preloads cpu-profile-preload.js into it, which writes
  * <dir>/<pid>.cpuprofile.
  */
-function profileEnv(warmupS: number, windowS: number, variable = 'OWRL_BENCH_LEARNER_PROFILE'): Record<string, string> {
+function profileEnv(warmupS: number, windowS: number, variable = 'OWRL_BENCH_LEARNER_PROFILE', leadS = 10): Record<string, string> {
   const dir = process.env[variable];
   if (!dir) return {};
   return {
     NODE_OPTIONS: `--import=${new URL('./cpu-profile-preload.js', import.meta.url).href}`,
     OWRL_PROFILE_DIR: path.resolve(dir),
-    // The learner is up some seconds before the warm-up begins; the profile covers the window.
-    OWRL_PROFILE_START_S: String(warmupS + 10),
+    // The learner is up some seconds before the warm-up begins (the actors, started after it,
+    // less: their lead is 0); the profile covers the window.
+    OWRL_PROFILE_START_S: String(warmupS + leadS),
     OWRL_PROFILE_DURATION_S: String(windowS),
   };
 }
@@ -262,7 +263,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
         OWRL_SYNTHETIC_STEP_MEDIAN_S: String(o.stepMedianS),
         OWRL_STEP_SCREENSHOTS: o.shotBytes > 0 ? 'true' : 'false',
         OWRL_HEARTBEAT_S: '5',
-        ...profileEnv(o.warmupS, o.windowS, 'OWRL_BENCH_ACTOR_PROFILE'),
+        ...profileEnv(o.warmupS, o.windowS, 'OWRL_BENCH_ACTOR_PROFILE', 0),
         ...(o.staggered ? { OWRL_SYNTHETIC_STAGGER_FIRST: String(perActor) } : {}),
       },
     });

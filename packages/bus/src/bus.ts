@@ -9,6 +9,7 @@ import type { BusContext } from './context.js';
 import { BusError, BusErrorCode } from './errors.js';
 import { errFields, silentLogger, type Logger } from './logger.js';
 import { redactUrl, type NatsAuth } from './nats-settings.js';
+import { installPayloadBuffers } from './payload-buffer.js';
 import { publishBytes, type PublishOptions, type PublishResult } from './publish.js';
 
 export interface ConnectBusOptions {
@@ -59,6 +60,7 @@ function authOptions(auth: NatsAuth | undefined): Partial<ConnectionOptions> {
  * @throws BusError BUS_AUTH_FAILED when the server refuses the credentials, BUS_CONNECT_FAILED otherwise.
  */
 export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
+  installPayloadBuffers();
   const logger = (opts.logger ?? silentLogger).child({ component: 'bus' });
   const timeout = opts.timeoutMs ?? 5000;
   const where = (Array.isArray(opts.servers) ? opts.servers : [opts.servers]).map(redactUrl).join(',');

@@ -192,7 +192,7 @@ function pointerTrace(rng: () => number, temperature: number): PolicyTrace {
   });
 }
 
-function stepOf(index: number, startUrl: string, rng: () => number, last: boolean, answer: string | null): EpisodeStep<PolicyTrace> {
+function stepOf(index: number, startUrl: string, rng: () => number, last: boolean, answer: string | null, reasoning: string): EpisodeStep<PolicyTrace> {
   const urlBefore = `${startUrl.replace(/\/$/, '')}/p/${index}`;
   const urlAfter = `${startUrl.replace(/\/$/, '')}/p/${index + 1}`;
   const calls: ToolCallResult[] = [];
@@ -219,7 +219,7 @@ function stepOf(index: number, startUrl: string, rng: () => number, last: boolea
   }
   return {
     index,
-    reasoning: sentence(rng, 60 + Math.floor(rng() * 60)),
+    reasoning,
     results: calls,
     urlBefore,
     urlAfter,
@@ -229,6 +229,16 @@ function stepOf(index: number, startUrl: string, rng: () => number, last: boolea
     timing: { policyMs: 0, actionMs: 0, settleMs: 0, observeMs: 0 },
   };
 }
+
+/**
+ * Pointer traces and step reasoning drawn per episode from a pool made once per runner (per
+ * sampling temperature), not anew per step: what a step holds is content the browser and the
+ * policy would have produced, work this stand-in does not have to repeat to stand in for it. Made
+ * anew per step, the random traces and texts were a quarter of a synthetic actor's CPU and most
+ * of its garbage (the bus bench, 2026-12-01), charged to the path it measures. Every trajectory
+ * is still built, encoded and published whole, as a browser actor's is.
+ */
+const POOL = 64;
 
 /**
  * The episode runner of a synthetic actor (see the module comment). Waits run on timers, so one
@@ -241,11 +251,27 @@ export class SyntheticEpisodes {
   private hurried = false;
   /** Episodes started (the first options.staggerFirst wait a residual). */
   private started = 0;
+  /** POOL step texts, and POOL pointer traces per temperature (see POOL). */
+  private readonly texts: string[];
+  private readonly traces = new Map<number, PolicyTrace[]>();
 
   /** @throws RangeError naming an option out of range. */
   constructor(opts: Partial<SyntheticOptions> = {}) {
     this.o = { ...SYNTHETIC_DEFAULTS, ...opts };
     checkOptions(this.o);
+    const rng = mulberry32(0x7e17);
+    this.texts = Array.from({ length: POOL }, () => sentence(rng, 60 + Math.floor(rng() * 60)));
+  }
+
+  private tracesAt(temperature: number): PolicyTrace[] {
+    let pool = this.traces.get(temperature);
+    if (!pool) {
+      if (this.traces.size >= 8) this.traces.clear();
+      const rng = mulberry32(0x7ace);
+      pool = Array.from({ length: POOL }, () => pointerTrace(rng, temperature));
+      this.traces.set(temperature, pool);
+    }
+    return pool;
   }
 
   get options(): Readonly<SyntheticOptions> {
@@ -290,6 +316,7 @@ export class SyntheticEpisodes {
     const also = task?.verifier?.alsoAnswer?.accepted[0];
     const answer = plan.outcome === 'success' ? (also ?? accepted) : plan.outcome === 'wrong_answer' ? `not ${accepted}` : null;
     const steps: EpisodeStep<PolicyTrace>[] = [];
+    const traces = this.tracesAt(request.temperature);
     // A slot's first episode of a staggered start waits only what is left of one under way.
     const waitS = this.started++ < this.o.staggerFirst ? residualWaitS(request, this.o, mulberry32(Number((request.seed ^ 0x2545f491n) % 4294967296n))) : plan.waitS;
     const perStepMs = (waitS * 1000) / plan.steps;
@@ -300,8 +327,8 @@ export class SyntheticEpisodes {
       // The wait is spread over the steps so working() and the step hook run as in a real episode.
       if (stepWaitMs > 0) await this.wait(stepWaitMs);
       const last = i === plan.steps - 1;
-      const s = stepOf(i, spec.startUrl, rng, last, last ? answer : null);
-      s.trace = pointerTrace(rng, request.temperature);
+      const s = stepOf(i, spec.startUrl, rng, last, last ? answer : null, this.texts[Math.floor(rng() * POOL)] as string);
+      s.trace = traces[Math.floor(rng() * POOL)];
       const stepMs = (plan.realS * 1000) / plan.steps;
       s.timing = { policyMs: stepMs * 0.6, actionMs: stepMs * 0.15, settleMs: stepMs * 0.15, observeMs: stepMs * 0.1 };
       // A draining actor (hurry) publishes its trajectories at once, without the remaining steps' pictures.

@@ -86,6 +86,8 @@ const BLACKLIST_CACHE_MS = 5000;
 const ROUND_SAVE_MS = 500;
 /** Groups whose rollout requests are published at once. */
 const DISPATCH_CONCURRENCY = 16;
+/** Async mode: groups in flight at most while no actor has been seen (see topUp). */
+const UNSEEN_FLEET_GROUPS = 16;
 /** Scored trajectories asked for per pull (consume's maxInFlight; the handler only queues them). */
 const SCORED_PULL_BATCH = 500;
 
@@ -851,7 +853,7 @@ export class Learner {
 
   /**
    * Async mode: dispatches groups until the rollouts in flight cover every actor slot plus one
-   * group of queue (at least a round's worth), within a budget of pending groups (the staleness
+   * group of queue (at least a round's worth, up to four a slot), within a budget of pending groups (the staleness
    * bound's, or three times the slots' worth when that is more). In the last round only what the
    * round still needs. Returns the groups dispatched.
    */
@@ -871,7 +873,13 @@ export class Learner {
           'the fleet has more browser slots than the actors consumer max_ack_pending; the rest stay idle: raise OWRL_ACTORS_MAX_ACK_PENDING on every service',
         );
       }
-      const target = Math.max(slots + groupSize, groupsPerRound * groupSize);
+      // A round's worth in flight, but never more than four requests a slot: past that a queue
+      // only waits (until 2026-12-01 a round of 10 000 groups on 256 slots went out whole, 50 000
+      // requests, and the loop dispatched for longer than the bus bench's window while results
+      // waited untaken). Before any actor is seen (the run's start) a round's worth up to
+      // UNSEEN_FLEET_GROUPS; the first results bring the fleet's slots and the rest.
+      const roundWorth = groupsPerRound * groupSize;
+      const target = Math.max(slots + groupSize, Math.min(roundWorth, slots > 0 ? 4 * slots : UNSEEN_FLEET_GROUPS * groupSize));
       // A group stays pending until its slowest rollout is back; with long-tailed episodes most
       // pending groups hold one or two rollouts in flight, so a cap counted in groups alone left
       // most of a large fleet idle (2000 slots: 468 busy). The cap also allows groups enough for
