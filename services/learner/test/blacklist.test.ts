@@ -22,14 +22,13 @@ import {
 } from '@owrl/proto';
 import { silentLogger } from '@owrl/telemetry';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
-import { loadLearnerConfig } from '../src/config.js';
 import { hostOf, MemoryMeter, REASON_HOST_BLACKLISTED as HOST_BLACKLISTED } from '@owrl/core';
 import { HostGuard } from '../src/host-guard.js';
 import { createLearnerMetrics } from '../src/metrics.js';
 import { RoundLedger } from '../src/round-ledger.js';
 import { RunStateStore } from '../src/run-state-store.js';
 import { TaskScheduler } from '../src/scheduler.js';
-import { startTestLearner } from './learner-fixture.js';
+import { startTestLearner, testLearnerConfig } from './learner-fixture.js';
 
 let nats: NatsServer;
 let bus: Bus;
@@ -141,17 +140,13 @@ void test('ledger: a cancelled re-dispatch abandons the slot, and the group once
 void test('a host blacklisted mid-round: its re-dispatches are cancelled, the refill skips it, and the counters add up', { timeout: 60_000 }, async () => {
   const runId = 'blrun';
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-bl-'));
-  const config = loadLearnerConfig({
-    OWRL_RUN_ID: runId,
-    OWRL_TASKS_FILE: 'tasks.jsonl',
+  const config = testLearnerConfig(runId, dataDir, {
     OWRL_ROUNDS: '1',
     OWRL_GROUP_SIZE: '4',
     OWRL_GROUPS_PER_ROUND: '2',
     OWRL_MAX_GROUPS_PER_ROUND: '4',
     OWRL_MAX_ATTEMPTS: '3',
     OWRL_ROUND_TIMEOUT_S: '45',
-    OWRL_CURRICULUM: '1:3',
-    OWRL_DATA_DIR: dataDir,
     OWRL_BLACKLIST_FAILURES: '3',
     OWRL_BLACKLIST_WINDOW_S: '600',
     OWRL_BLACKLIST_TTL_S: '900',

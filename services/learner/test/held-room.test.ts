@@ -11,12 +11,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connectBus, CONSUMER_ACTORS, ensureTopology, learnerConsumerName, scoredSubject, STREAM_SCORED, STREAM_TASKS, taskSubject, type Bus } from '@owrl/bus';
-import { ActorInfoSchema, make, RolloutRequestSchema, ScoredTrajectorySchema, TaskSchema, TerminationClass, TerminationSchema, TrajectorySchema, VerdictSchema } from '@owrl/proto';
-import { startNatsServer, type NatsServer } from '@owrl/testkit';
-import { loadLearnerConfig } from '../src/config.js';
+import { ActorInfoSchema, make, RolloutRequestSchema, ScoredTrajectorySchema, TerminationClass, TerminationSchema, TrajectorySchema, VerdictSchema } from '@owrl/proto';
+import { startNatsServer, waitUntil, type NatsServer } from '@owrl/testkit';
 import { RunStateStore } from '../src/run-state-store.js';
 import { TaskScheduler } from '../src/scheduler.js';
-import { startTestLearner } from './learner-fixture.js';
+import { siteTasks, startTestLearner, testLearnerConfig } from './learner-fixture.js';
 
 let nats: NatsServer;
 let bus: Bus;
@@ -35,19 +34,15 @@ after(async () => {
 void test('a max_ack_pending below what the learner may hold is raised, and the run finishes with every rollout trained', { timeout: 90_000 }, async () => {
   const runId = 'heldroom';
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-held-'));
-  const config = loadLearnerConfig({
-    OWRL_RUN_ID: runId,
-    OWRL_TASKS_FILE: 'tasks.jsonl',
+  const config = testLearnerConfig(runId, dataDir, {
     OWRL_MODE: 'async',
     OWRL_ROUNDS: '3',
     OWRL_GROUP_SIZE: '4',
     OWRL_GROUPS_PER_ROUND: '2',
-    OWRL_CURRICULUM: '1:3',
     OWRL_ROUND_TIMEOUT_S: '30',
-    OWRL_DATA_DIR: dataDir,
     OWRL_SCORED_MAX_ACK_PENDING: '4',
   });
-  const tasks = Array.from({ length: 6 }, (_, i) => make(TaskSchema, { id: `t${i}`, startUrl: `http://site-${i}.example/`, instruction: 'find it', difficulty: 1 }));
+  const tasks = siteTasks(6);
   const scheduler = new TaskScheduler(tasks, { seed: 1 });
   const store = new RunStateStore(runId, 1, 'async');
   const { learner, artifacts } = await startTestLearner({ bus, config, scheduler, store, dataDir });
@@ -89,21 +84,14 @@ void test('a max_ack_pending below what the learner may hold is raised, and the 
   }
 });
 
-/** Requests an async learner puts on the bus for a round of 100 groups of 4 that nobody takes, with `slots` actor slots in its run state (0: no actor seen). */
+/**
+ * Requests an async learner puts on the bus for a round of 100 groups of 4 that nobody takes, with
+ * `slots` actor slots in its run state (0: no actor seen). Read once its first dispatch is on the
+ * bus: a top-up dispatches all it will in one go, and with no result back nothing calls for more.
+ */
 async function asyncQueued(runId: string, slots: number): Promise<number> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-topup-'));
-  const config = loadLearnerConfig({
-    OWRL_RUN_ID: runId,
-    OWRL_TASKS_FILE: 'tasks.jsonl',
-    OWRL_MODE: 'async',
-    OWRL_ROUNDS: '2',
-    OWRL_GROUP_SIZE: '4',
-    OWRL_GROUPS_PER_ROUND: '100',
-    OWRL_ROUND_TIMEOUT_S: '45',
-    OWRL_CURRICULUM: '1:3',
-    OWRL_DATA_DIR: dataDir,
-  });
-  const tasks = Array.from({ length: 8 }, (_, i) => make(TaskSchema, { id: `t${i}`, startUrl: `http://site-${i}.example/`, instruction: 'find it', difficulty: 1 }));
+  const config = testLearnerConfig(runId, dataDir, { OWRL_MODE: 'async', OWRL_ROUNDS: '2', OWRL_GROUP_SIZE: '4', OWRL_GROUPS_PER_ROUND: '100', OWRL_ROUND_TIMEOUT_S: '45' });
   const store = new RunStateStore(runId, 1, 'async');
   // The actors as the fleet view shows registered ones.
   if (slots > 0) {
@@ -111,18 +99,22 @@ async function asyncQueued(runId: string, slots: number): Promise<number> {
       s.actors = [make(ActorInfoSchema, { actorId: 'a1', slots, updatedAtMs: BigInt(Date.now()) })];
     });
   }
-  const { learner, artifacts } = await startTestLearner({ bus, config, scheduler: new TaskScheduler(tasks, { seed: 1 }), store, dataDir });
+  const { learner, artifacts } = await startTestLearner({ bus, config, scheduler: new TaskScheduler(siteTasks(8), { seed: 1 }), store, dataDir });
   const run = learner.run();
   try {
-    // What the learner put on the bus after a while is all it will (nothing comes back).
-    await new Promise((r) => setTimeout(r, 2500));
-    const info = await bus.jsm.streams.info(STREAM_TASKS, { subjects_filter: taskSubject(runId) });
-    return Number(info.state.subjects?.[taskSubject(runId)] ?? 0);
+    // Dispatches are counted before they are published (write-ahead): wait until the bus holds them all.
+    return await waitUntil('the first dispatch on the bus', async () => {
+      const dispatched = Number(store.get().counters?.dispatched ?? 0n);
+      const info = await bus.jsm.streams.info(STREAM_TASKS, { subjects_filter: taskSubject(runId) });
+      const queued = Number(info.state.subjects?.[taskSubject(runId)] ?? 0);
+      return dispatched > 0 && queued === dispatched ? queued : undefined;
+    }, { timeoutMs: 20_000 });
   } finally {
     // No grace: nothing in flight will come back.
     await learner.stop(0);
     await run.catch(() => {});
     await artifacts.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

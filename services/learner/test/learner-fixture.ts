@@ -6,15 +6,29 @@ import path from 'node:path';
 import { Blacklist, WeightsPointer, type Bus } from '@owrl/bus';
 import { MemoryMeter } from '@owrl/core';
 import { initialModel } from '@owrl/policy';
+import { make, TaskSchema, type Task } from '@owrl/proto';
 import { Adam, GrpoTrainer } from '@owrl/rl';
 import { silentLogger } from '@owrl/telemetry';
 import { ArtifactServer } from '../src/artifact-server.js';
 import { CheckpointStore } from '../src/checkpoint.js';
-import type { LearnerConfig } from '../src/config.js';
+import { loadLearnerConfig, type LearnerConfig } from '../src/config.js';
 import { Learner } from '../src/learner.js';
 import { createLearnerMetrics } from '../src/metrics.js';
 import type { RunStateStore } from '../src/run-state-store.js';
 import type { TaskScheduler } from '../src/scheduler.js';
+
+/**
+ * The learner settings of a test run: `env` over what every such run shares (its run id and data
+ * directory, a task file name the scheduler stands in for, difficulty 1 with 3 steps).
+ */
+export function testLearnerConfig(runId: string, dataDir: string, env: Record<string, string>): LearnerConfig {
+  return loadLearnerConfig({ OWRL_RUN_ID: runId, OWRL_TASKS_FILE: 'tasks.jsonl', OWRL_CURRICULUM: '1:3', OWRL_DATA_DIR: dataDir, ...env });
+}
+
+/** `n` difficulty-1 tasks t0…, each on a host of its own (site-<i>.example). */
+export function siteTasks(n: number): Task[] {
+  return Array.from({ length: n }, (_, i) => make(TaskSchema, { id: `t${i}`, startUrl: `http://site-${i}.example/`, instruction: 'find it', difficulty: 1 }));
+}
 
 export interface LearnerFixtureOptions {
   bus: Bus;
