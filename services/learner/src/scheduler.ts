@@ -33,6 +33,8 @@ export class TaskScheduler {
   /** Recent outcomes per difficulty level (what unlocking looks at). */
   private readonly levelHistory = new Map<number, number[]>();
   private readonly difficultyOf = new Map<string, number>();
+  /** Start host of each task of the pool (same order), parsed once: pick() runs per dispatch. */
+  private readonly hosts: string[];
   private readonly byLevel = new Map<number, number[]>();
   private readonly levels: number[];
   private readonly rng: SeededRng;
@@ -47,6 +49,7 @@ export class TaskScheduler {
     this.rng = new SeededRng(this.opts.seed);
     this.levels = [...new Set(tasks.map((t) => t.difficulty))].sort((a, b) => a - b);
     for (const t of tasks) this.difficultyOf.set(t.id, t.difficulty);
+    this.hosts = tasks.map((t) => hostOf(t.startUrl));
   }
 
   /** Everything pick() depends on besides the pool, for checkpoints. */
@@ -106,7 +109,17 @@ export class TaskScheduler {
    */
   pick(n: number, isBlocked: (host: string) => boolean = () => false): Task[] {
     const open = new Set(this.openLevels());
-    const eligible = this.tasks.filter((t) => open.has(t.difficulty) && !isBlocked(hostOf(t.startUrl)));
+    // A host is asked once per pick (a pool has many tasks per site), never re-parsed: in async
+    // mode pick() runs for every few results, and parsing every start URL each time was ~4 % of a
+    // fleet learner's CPU (the bus bench).
+    const blocked = new Map<string, boolean>();
+    const eligible = this.tasks.filter((t, i) => {
+      if (!open.has(t.difficulty)) return false;
+      const host = this.hosts[i] ?? '';
+      let b = blocked.get(host);
+      if (b === undefined) blocked.set(host, (b = isBlocked(host)));
+      return !b;
+    });
     if (eligible.length === 0) return [];
     const weight = (t: Task): number => {
       const h = this.history.get(t.id);
@@ -115,23 +128,32 @@ export class TaskScheduler {
       return rate > 0 && rate < 1 ? this.opts.informativeWeight : 1;
     };
     // Suites take turns; within a suite, a weighted draw without replacement (refilled from that
-    // suite's eligible tasks when it runs out).
+    // suite's eligible tasks when it runs out). A task's weight is computed once per pick.
     const suites = [...new Set(eligible.map((t) => t.suite))].sort();
-    const pools = new Map(suites.map((s) => [s, eligible.filter((t) => t.suite === s)]));
+    const pools = new Map(suites.map((s) => [s, { tasks: [] as Task[], weights: [] as number[] }]));
+    const refill = (suite: string, into: { tasks: Task[]; weights: number[] }): void => {
+      for (const t of eligible) {
+        if (t.suite !== suite) continue;
+        into.tasks.push(t);
+        into.weights.push(weight(t));
+      }
+    };
+    for (const [suite, pool] of pools) refill(suite, pool);
     const chosen: Task[] = [];
     for (let k = 0; chosen.length < n; k++) {
       const suite = suites[(this.turn + k) % suites.length] ?? '';
-      const pool = pools.get(suite) ?? [];
-      if (pool.length === 0) pool.push(...eligible.filter((t) => t.suite === suite));
-      const weights = pool.map(weight);
+      const pool = pools.get(suite) ?? { tasks: [], weights: [] };
+      if (pool.tasks.length === 0) refill(suite, pool);
+      const { tasks, weights } = pool;
       const total = weights.reduce((a, b) => a + b, 0);
       let x = this.rng.next() * total;
       let idx = 0;
-      for (; idx < pool.length - 1; idx++) {
+      for (; idx < tasks.length - 1; idx++) {
         x -= weights[idx] ?? 0;
         if (x <= 0) break;
       }
-      const [t] = pool.splice(idx, 1);
+      const [t] = tasks.splice(idx, 1);
+      weights.splice(idx, 1);
       if (t) chosen.push(t);
     }
     this.turn = (this.turn + n) % Math.max(1, suites.length);

@@ -69,3 +69,17 @@ void test('suites of a mixed pool take turns, so every site gets its share of gr
   assert.deepEqual(new Set(firsts.slice(0, 3)), new Set(['mail', 'shop', 'wiki']));
   assert.deepEqual(firsts.slice(3), firsts.slice(0, 3));
 });
+
+void test('a pick asks the blacklist once per host, however many tasks share it', () => {
+  const tasks = Array.from({ length: 40 }, (_, i) => mk(`t${i}`, 1 + (i % 2), `site-${i % 4}:1`));
+  const s = new TaskScheduler(tasks, { seed: 7 });
+  const asked: string[] = [];
+  const picked = s.pick(12, (h) => {
+    asked.push(h);
+    return h === 'site-3:1';
+  });
+  assert.deepEqual([...asked].sort(), ['site-0:1', 'site-1:1', 'site-2:1', 'site-3:1']);
+  assert.equal(picked.length, 12);
+  assert.equal(new Set(picked.map((t) => t.id)).size, 12, 'distinct while the pool allows');
+  assert.ok(picked.every((t) => !t.startUrl.includes('site-3')));
+});
