@@ -6,7 +6,11 @@
 // the same bytes (the requests, trajectories and scored trajectories captured from run 1) through
 // the same three hops on a fresh nats-server with bare JetStream clients in this process: publish
 // with a message id, pull, publish the next hop's bytes, then ack (the services' publish-then-ack
-// order), with up to 256 publishes in flight per hop. ratio = owrl / raw (target ≥ 0.5).
+// order), with up to 256 publishes in flight per hop. ratio = owrl / raw (target ≥ 0.5). The raw
+// run's streams are work queues (a message deleted once acked); a second raw run keeps the
+// trajectories and scored trajectories as owrl's limits streams do (ratio_retained: what owrl's
+// path costs beyond JetStream storing the same data). OWRL_BENCH_NATS_PROFILE=<dir> writes each
+// nats-server's Go CPU profile and message counters (see fleet-run.ts natsProfileOptions).
 // The raw side does what owrl must at each hop: a publish with a message id (the stream's dedupe),
 // stored before the message that caused it is acked; its acks are plain, as owrl's are (the
 // services' consumers run with confirmAcks off: every one of them dedupes a redelivery).
@@ -31,7 +35,7 @@ import os from 'node:os';
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type JsMsg } from '@nats-io/jetstream';
 import { connectBus, type Bus } from '@owrl/bus';
 import { startNatsServer } from '@owrl/testkit';
-import { natsPid, procStat, runFleet, type Captured } from './fleet-run.js';
+import { natsPid, natsProfileDuring, natsProfileOptions, procStat, runFleet, type Captured } from './fleet-run.js';
 
 const HOPS = [
   { stream: 'RAW_REQ', subject: 'raw.req' },
@@ -104,19 +108,28 @@ async function hop(bus: Bus, i: number, n: number, next: Uint8Array[] | null): P
   if (failed) throw failed;
 }
 
-/** Raw JetStream: `n` messages through the three hops: messages per second end to end, and the CPU (% of a core) of this process's clients and of nats-server over that time. */
-async function rawRate(captured: Captured, n: number): Promise<{ rate: number; clientCpuPct: number; natsCpuPct: number }> {
-  const nats = await startNatsServer({ maxPayload: 8 * 1024 * 1024 });
+/**
+ * Raw JetStream: `n` messages through the three hops: messages per second end to end, and the CPU
+ * (% of a core) of this process's clients and of nats-server over that time. `retained` false:
+ * every hop a work-queue stream (a message is deleted once acked: the cheapest JetStream can
+ * move bytes, the ratio's baseline); true: owrl's own retention (requests a work queue,
+ * trajectories and scored trajectories kept by limits, as OWRL_TRAJ and OWRL_SCORED keep them for
+ * a week), so that the two raw rates split owrl's cost into what its retention costs JetStream and
+ * what its path adds.
+ */
+async function rawRate(captured: Captured, n: number, retained: boolean): Promise<{ rate: number; clientCpuPct: number; natsCpuPct: number }> {
+  const nats = await startNatsServer(natsProfileOptions());
   const bus = await connectBus({ servers: nats.url, name: 'owrl-bench-bus-raw' });
   try {
     for (const [i, h] of HOPS.entries()) {
-      await bus.jsm.streams.add({ name: h.stream, subjects: [h.subject], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: 120e9 });
+      await bus.jsm.streams.add({ name: h.stream, subjects: [h.subject], retention: retained && i > 0 ? RetentionPolicy.Limits : RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: 120e9 });
       await bus.jsm.consumers.add(h.stream, { durable_name: `raw_${i}`, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_ack_pending: 20_000, ack_wait: 60e9 });
     }
     const npid = natsPid(nats.storeDir);
     const nats0 = procStat(npid).cpuTicks;
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
+    const natsProfile = natsProfileDuring(Math.max(1, Math.floor(n / 2000)), retained ? 'raw-retained' : 'raw');
     const consumers = Promise.all([hop(bus, 0, n, captured.trajectories), hop(bus, 1, n, captured.scored), hop(bus, 2, n, null)]);
     // Awaited below, after the requests are out; a hop failing before then is reported there.
     consumers.catch(() => {});
@@ -132,6 +145,7 @@ async function rawRate(captured: Captured, n: number): Promise<{ rate: number; c
     if (failed) throw failed;
     await consumers;
     const s = (performance.now() - t0) / 1000;
+    await natsProfile;
     const cpu = process.cpuUsage(cpu0);
     return { rate: n / s, clientCpuPct: Math.round(((cpu.user + cpu.system) / 1e6 / s) * 100), natsCpuPct: Math.round(((procStat(npid).cpuTicks - nats0) / 100 / s) * 100) };
   } finally {
@@ -185,7 +199,9 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
   process.stderr.write(`bench bus: owrl figures ${JSON.stringify(owrl)}\n`);
   if (captured.requests.length === 0 || captured.trajectories.length === 0 || captured.scored.length === 0) throw new Error('no messages captured from the owrl run');
   process.stderr.write(`bench bus: owrl ${owrl.traj_per_s} trajectories/s; raw JetStream, the same bytes through the same three hops\n`);
-  const raw = await rawRate(captured, messages);
+  const raw = await rawRate(captured, messages, false);
+  process.stderr.write(`bench bus: raw ${raw.rate.toFixed(1)} messages/s; again with owrl's retention (trajectories and scored trajectories kept)\n`);
+  const retained = await rawRate(captured, messages, true);
   const r2 = (x: number): number => Number(x.toFixed(2));
   return {
     bench: 'bus',
@@ -199,6 +215,9 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
     raw_traj_per_s: r2(raw.rate),
     raw_client_cpu_pct: raw.clientCpuPct,
     raw_nats_cpu_pct: raw.natsCpuPct,
+    raw_retained_traj_per_s: r2(retained.rate),
+    raw_retained_client_cpu_pct: retained.clientCpuPct,
+    raw_retained_nats_cpu_pct: retained.natsCpuPct,
     owrl_learner_cpu_pct: owrl.learner_cpu_pct,
     owrl_judge_cpu_pct: owrl.judge_cpu_pct,
     owrl_nats_cpu_pct: owrl.nats_cpu_pct,
@@ -211,6 +230,8 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
     owrl_traj_per_s_between_updates: owrl.update_pct < 100 ? r2(owrl.traj_per_s / (1 - owrl.update_pct / 100)) : 0,
     lost: owrl.lost,
     dup: owrl.dup,
+    // owrl against raw JetStream with the same retention: the path's own overhead (not the target's baseline).
+    ratio_retained: r2(owrl.traj_per_s / retained.rate),
     ratio: r2(owrl.traj_per_s / raw.rate),
   };
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { rssBytes } from '@owrl/browser-env/testing';
 import { connectBus } from '@owrl/bus';
 import { decodeScoredLazy, type RunState } from '@owrl/proto';
-import { readProcStat, startSystem, waitUntil, type OwrlSystem } from '@owrl/testkit';
+import { readProcStat, startSystem, waitUntil, type NatsServerOptions, type OwrlSystem } from '@owrl/testkit';
 
 export interface FleetRunOptions {
   slots: number;
@@ -218,6 +218,32 @@ function profileEnv(warmupS: number, windowS: number, variable = 'OWRL_BENCH_LEA
   };
 }
 
+/**
+ * Opt-in CPU profile of the nats-server (OWRL_BENCH_NATS_PROFILE=<dir>): the server is started
+ * with Go's profiling port, and the window's profile is written to <dir>/nats-<label>.pprof
+ * (read it with `go tool pprof -top <file>`), with the server's message counters (/varz) before
+ * and after in <dir>/nats-<label>.varz.json.
+ */
+export function natsProfileOptions(): NatsServerOptions {
+  const dir = process.env['OWRL_BENCH_NATS_PROFILE'];
+  if (!dir) return { maxPayload: 8 * 1024 * 1024 };
+  return { maxPayload: 8 * 1024 * 1024, extraConfig: [`prof_port: ${NATS_PROF_PORT}`, `http_port: ${NATS_HTTP_PORT}`] };
+}
+const NATS_PROF_PORT = Number(process.env['OWRL_BENCH_NATS_PROF_PORT'] ?? 16060);
+const NATS_HTTP_PORT = NATS_PROF_PORT + 1;
+
+/** With OWRL_BENCH_NATS_PROFILE set: the nats-server's profile over the next `seconds` (see natsProfileOptions). */
+export async function natsProfileDuring(seconds: number, label: string): Promise<void> {
+  const dir = process.env['OWRL_BENCH_NATS_PROFILE'];
+  if (!dir) return;
+  fs.mkdirSync(dir, { recursive: true });
+  const varz = async (): Promise<unknown> => (await fetch(`http://127.0.0.1:${NATS_HTTP_PORT}/varz`)).json();
+  const before = await varz();
+  const res = await fetch(`http://127.0.0.1:${NATS_PROF_PORT}/debug/pprof/profile?seconds=${Math.max(1, Math.round(seconds))}`);
+  fs.writeFileSync(path.join(dir, `nats-${label}.pprof`), Buffer.from(await res.arrayBuffer()));
+  fs.writeFileSync(path.join(dir, `nats-${label}.varz.json`), JSON.stringify({ before, after: await varz() }));
+}
+
 /** Runs one fleet; see the module comment. */
 export async function runFleet(o: FleetRunOptions, captured: Captured = { requests: [], trajectories: [], scored: [] }): Promise<FleetFigures> {
   const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
@@ -231,6 +257,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     sys = await startSystem({
       ...(o.root !== undefined ? { root: o.root } : {}),
       runId: o.runId,
+      nats: natsProfileOptions(),
       actors: o.actors,
       slots: perActor,
       logDir: path.join(dir, 'logs'),
@@ -344,6 +371,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     const actorTicks = (): number => actorNames.reduce((a, n) => a + procStat(system.process(n).pid).cpuTicks, 0);
     const cpu0 = { learner: procStat(system.process('learner').pid).cpuTicks, judge: procStat(system.process('judge').pid).cpuTicks, nats: procStat(npid).cpuTicks, actors: actorTicks() };
     const t0 = Date.now();
+    const natsProfile = system.nats ? natsProfileDuring(o.windowS, 'owrl') : null;
     observe = true;
     const busy: number[] = [];
     log(`fleet ${slots} slots: measuring ${o.windowS} s`);
@@ -356,6 +384,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     }
     const t1 = Date.now();
     observe = false;
+    await natsProfile;
     const state1 = await system.runState(RUN_STATE_TIMEOUT_MS);
     const s1 = counters(state1);
     // Updates that ended in the window: the learner takes nothing in while it trains and publishes.
