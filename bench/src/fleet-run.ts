@@ -232,16 +232,25 @@ export function natsProfileOptions(): NatsServerOptions {
 const NATS_PROF_PORT = Number(process.env['OWRL_BENCH_NATS_PROF_PORT'] ?? 16060);
 const NATS_HTTP_PORT = NATS_PROF_PORT + 1;
 
-/** With OWRL_BENCH_NATS_PROFILE set: the nats-server's profile over the next `seconds` (see natsProfileOptions). */
+/**
+ * With OWRL_BENCH_NATS_PROFILE set: the nats-server's profile over the next `seconds` (see
+ * natsProfileOptions). Never rejects: a profile that cannot be taken is reported on stderr and
+ * the bench goes on.
+ */
 export async function natsProfileDuring(seconds: number, label: string): Promise<void> {
   const dir = process.env['OWRL_BENCH_NATS_PROFILE'];
   if (!dir) return;
-  fs.mkdirSync(dir, { recursive: true });
-  const varz = async (): Promise<unknown> => (await fetch(`http://127.0.0.1:${NATS_HTTP_PORT}/varz`)).json();
-  const before = await varz();
-  const res = await fetch(`http://127.0.0.1:${NATS_PROF_PORT}/debug/pprof/profile?seconds=${Math.max(1, Math.round(seconds))}`);
-  fs.writeFileSync(path.join(dir, `nats-${label}.pprof`), Buffer.from(await res.arrayBuffer()));
-  fs.writeFileSync(path.join(dir, `nats-${label}.varz.json`), JSON.stringify({ before, after: await varz() }));
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    const varz = async (): Promise<unknown> => (await fetch(`http://127.0.0.1:${NATS_HTTP_PORT}/varz`)).json();
+    const before = await varz();
+    const res = await fetch(`http://127.0.0.1:${NATS_PROF_PORT}/debug/pprof/profile?seconds=${Math.max(1, Math.round(seconds))}`);
+    if (!res.ok) throw new Error(`HTTP ${res.status} from the profiling port ${NATS_PROF_PORT}`);
+    fs.writeFileSync(path.join(dir, `nats-${label}.pprof`), Buffer.from(await res.arrayBuffer()));
+    fs.writeFileSync(path.join(dir, `nats-${label}.varz.json`), JSON.stringify({ before, after: await varz() }));
+  } catch (e) {
+    process.stderr.write(`nats-server profile ${label} not written: ${(e as Error).message}\n`);
+  }
 }
 
 /** Runs one fleet; see the module comment. */
