@@ -289,7 +289,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
         ...profileEnv(o.warmupS, o.windowS),
       },
       // The same for the judge and the actors: OWRL_BENCH_JUDGE_PROFILE, OWRL_BENCH_ACTOR_PROFILE.
-      judgeEnv: { ...profileEnv(o.warmupS, o.windowS, 'OWRL_BENCH_JUDGE_PROFILE') },
+      judgeEnv: { ...profileEnv(o.warmupS, o.windowS, 'OWRL_BENCH_JUDGE_PROFILE', 0) },
       // The actors log one line per episode (its trajectory id): what they published.
       actorEnv: {
         OWRL_LOG_LEVEL: 'info',
