@@ -10,6 +10,7 @@ import { BusError, BusErrorCode } from './errors.js';
 import { errFields, silentLogger, type Logger } from './logger.js';
 import { redactUrl, type NatsAuth } from './nats-settings.js';
 import { installPayloadBuffers } from './payload-buffer.js';
+import { installSharedCancelError } from './request-cancel.js';
 import { publishBytes, type PublishOptions, type PublishResult } from './publish.js';
 
 export interface ConnectBusOptions {
@@ -61,6 +62,7 @@ function authOptions(auth: NatsAuth | undefined): Partial<ConnectionOptions> {
  */
 export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
   installPayloadBuffers();
+  installSharedCancelError();
   const logger = (opts.logger ?? silentLogger).child({ component: 'bus' });
   const timeout = opts.timeoutMs ?? 5000;
   const where = (Array.isArray(opts.servers) ? opts.servers : [opts.servers]).map(redactUrl).join(',');
