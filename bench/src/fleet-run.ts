@@ -218,19 +218,20 @@ function profileEnv(warmupS: number, windowS: number, variable = 'OWRL_BENCH_LEA
   };
 }
 
-/**
- * Opt-in CPU profile of the nats-server (OWRL_BENCH_NATS_PROFILE=<dir>): the server is started
- * with Go's profiling port, and the window's profile is written to <dir>/nats-<label>.pprof
- * (read it with `go tool pprof -top <file>`), with the server's message counters (/varz) before
- * and after in <dir>/nats-<label>.varz.json.
- */
-export function natsProfileOptions(): NatsServerOptions {
-  const dir = process.env['OWRL_BENCH_NATS_PROFILE'];
-  if (!dir) return { maxPayload: 8 * 1024 * 1024 };
-  return { maxPayload: 8 * 1024 * 1024, extraConfig: [`prof_port: ${NATS_PROF_PORT}`, `http_port: ${NATS_HTTP_PORT}`] };
-}
+/** Go's profiling port of a profiled nats-server (OWRL_BENCH_NATS_PROF_PORT, default 16060); its monitoring port is the next one. */
 const NATS_PROF_PORT = Number(process.env['OWRL_BENCH_NATS_PROF_PORT'] ?? 16060);
 const NATS_HTTP_PORT = NATS_PROF_PORT + 1;
+
+/**
+ * Options of a bench's nats-server: 8 MiB payloads and, with OWRL_BENCH_NATS_PROFILE=<dir>, Go's
+ * profiling and monitoring ports, so natsProfileDuring() can write the window's CPU profile to
+ * <dir>/nats-<label>.pprof (read it with `go tool pprof -top <file>`) and the server's message
+ * counters (/varz) before and after to <dir>/nats-<label>.varz.json.
+ */
+export function natsProfileOptions(): NatsServerOptions {
+  const profiled = Boolean(process.env['OWRL_BENCH_NATS_PROFILE']);
+  return { maxPayload: 8 * 1024 * 1024, ...(profiled ? { extraConfig: [`prof_port: ${NATS_PROF_PORT}`, `http_port: ${NATS_HTTP_PORT}`] } : {}) };
+}
 
 /**
  * With OWRL_BENCH_NATS_PROFILE set: the nats-server's profile over the next `seconds` (see

@@ -35,7 +35,6 @@ export class TaskScheduler {
   private readonly difficultyOf = new Map<string, number>();
   /** Start host of each task of the pool (same order), parsed once: pick() runs per dispatch. */
   private readonly hosts: string[];
-  private readonly byLevel = new Map<number, number[]>();
   private readonly levels: number[];
   private readonly rng: SeededRng;
   private readonly opts: Required<SchedulerOptions>;
@@ -129,32 +128,23 @@ export class TaskScheduler {
     };
     // Suites take turns; within a suite, a weighted draw without replacement (refilled from that
     // suite's eligible tasks when it runs out). A task's weight is computed once per pick.
+    type Entry = { task: Task; weight: number };
+    const entriesOf = (suite: string): Entry[] => eligible.filter((t) => t.suite === suite).map((task) => ({ task, weight: weight(task) }));
     const suites = [...new Set(eligible.map((t) => t.suite))].sort();
-    const pools = new Map(suites.map((s) => [s, { tasks: [] as Task[], weights: [] as number[] }]));
-    const refill = (suite: string, into: { tasks: Task[]; weights: number[] }): void => {
-      for (const t of eligible) {
-        if (t.suite !== suite) continue;
-        into.tasks.push(t);
-        into.weights.push(weight(t));
-      }
-    };
-    for (const [suite, pool] of pools) refill(suite, pool);
+    const pools = new Map(suites.map((s) => [s, entriesOf(s)]));
     const chosen: Task[] = [];
     for (let k = 0; chosen.length < n; k++) {
       const suite = suites[(this.turn + k) % suites.length] ?? '';
-      const pool = pools.get(suite) ?? { tasks: [], weights: [] };
-      if (pool.tasks.length === 0) refill(suite, pool);
-      const { tasks, weights } = pool;
-      const total = weights.reduce((a, b) => a + b, 0);
-      let x = this.rng.next() * total;
+      let pool = pools.get(suite) ?? [];
+      if (pool.length === 0) pools.set(suite, (pool = entriesOf(suite)));
+      let x = this.rng.next() * pool.reduce((a, e) => a + e.weight, 0);
       let idx = 0;
-      for (; idx < tasks.length - 1; idx++) {
-        x -= weights[idx] ?? 0;
+      for (; idx < pool.length - 1; idx++) {
+        x -= pool[idx]?.weight ?? 0;
         if (x <= 0) break;
       }
-      const [t] = tasks.splice(idx, 1);
-      weights.splice(idx, 1);
-      if (t) chosen.push(t);
+      const [e] = pool.splice(idx, 1);
+      if (e) chosen.push(e.task);
     }
     this.turn = (this.turn + n) % Math.max(1, suites.length);
     return chosen;
