@@ -7,6 +7,7 @@ import { envBench } from './env.js';
 import { episodeBench } from './episode.js';
 import { fleetBench } from './fleet.js';
 import { learningBench } from './learning.js';
+import { installStopOnSignal } from './stop-on-signal.js';
 import { llmLoopBench } from './llm-loop.js';
 import { warmupBench } from './warmup.js';
 import { watchBench } from './watch.js';
@@ -33,6 +34,8 @@ async function main(): Promise<void> {
     process.stderr.write(`usage: npm run bench -- <name>\n  names: ${Object.keys(BENCHES).join(', ')}\n`);
     process.exit(2);
   }
+  // A signal stops the processes the bench started too (see stop-on-signal.ts).
+  installStopOnSignal();
   const result = await bench(args);
   process.stdout.write(JSON.stringify(result) + '\n');
 }

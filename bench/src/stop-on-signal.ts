@@ -1,0 +1,115 @@
+// A benchmark stopped by a signal stops what it started. Without this a bench killed with
+// SIGTERM (a CI job's timeout, `kill`) exited at once and left its children running: the demo's
+// services and Chromium browsers, the fleet bench's nats-server, learner, judge and actors, each
+// still holding cores and ports after the bench was gone.
+//
+// installStopOnSignal(): on the first SIGINT or SIGTERM the bench notes every process below it
+// (through /proc: children, theirs, and so on), passes the signal on to its own children (the
+// demo CLI and the services stop what they started when told to), waits up to `graceMs` for
+// every noted process to end, kills the ones still there with SIGKILL and exits with 128 + the
+// signal's number. A second signal skips the wait. A noted process is only killed while it is
+// still the same process (its start time is compared), never a later one that reused its pid.
+// Without /proc (not Linux; the benches read /proc for their CPU figures anyway) the bench exits
+// on the signal as before.
+import fs from 'node:fs';
+import os from 'node:os';
+
+/** One process below the bench: its pid and its start time (field 22 of /proc/<pid>/stat). */
+interface Noted {
+  pid: number;
+  start: string;
+}
+
+/** Parent pid and start time of `pid`, or null when it is gone (or /proc is unreadable). */
+function stat(pid: number): { ppid: number; start: string } | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) is in parentheses and may hold spaces: fields count from its end.
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const ppid = Number(rest[1]);
+  const start = rest[19];
+  return Number.isInteger(ppid) && start !== undefined ? { ppid, start } : null;
+}
+
+/** Every process below `root` now (children first, then theirs), or null without /proc. */
+export function descendants(root: number): Noted[] | null {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const children = new Map<number, Noted[]>();
+  for (const e of entries) {
+    const pid = Number(e);
+    if (!Number.isInteger(pid) || pid <= 0) continue;
+    const s = stat(pid);
+    if (!s) continue;
+    const list = children.get(s.ppid) ?? [];
+    list.push({ pid, start: s.start });
+    children.set(s.ppid, list);
+  }
+  const out: Noted[] = [];
+  const queue = [root];
+  for (let i = 0; i < queue.length; i++) {
+    for (const c of children.get(queue[i] as number) ?? []) {
+      out.push(c);
+      queue.push(c.pid);
+    }
+  }
+  return out;
+}
+
+/** Whether the noted process is still running (the same one: its start time unchanged). */
+function alive(p: Noted): boolean {
+  const s = stat(p.pid);
+  return s !== null && s.start === p.start;
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Gone already.
+  }
+}
+
+export interface StopOnSignalOptions {
+  /** How long the processes below get to end after the signal, ms; default 20 000. */
+  graceMs?: number;
+}
+
+let installed = false;
+
+/** Installs the SIGINT/SIGTERM handling described above (once per process). */
+export function installStopOnSignal(opts: StopOnSignalOptions = {}): void {
+  if (installed) return;
+  installed = true;
+  const graceMs = opts.graceMs ?? 20_000;
+  let stopping = false;
+  let hurry = false;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (stopping) {
+      hurry = true;
+      return;
+    }
+    stopping = true;
+    const code = 128 + (os.constants.signals[sig] ?? 0);
+    const noted = descendants(process.pid);
+    if (!noted) process.exit(code);
+    process.stderr.write(`bench: ${sig}: stopping the ${noted.length} processes below the bench\n`);
+    for (const p of noted) if (stat(p.pid)?.ppid === process.pid) signal(p.pid, sig);
+    void (async () => {
+      const deadline = Date.now() + graceMs;
+      while (!hurry && noted.some(alive) && Date.now() < deadline) await new Promise<void>((r) => setTimeout(r, 100));
+      for (const p of noted) if (alive(p)) signal(p.pid, 'SIGKILL');
+      process.exit(code);
+    })();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
