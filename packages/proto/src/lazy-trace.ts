@@ -52,6 +52,56 @@ function varint(b: Uint8Array, pos: number, end: number): number {
   throw new WireError('varint too long');
 }
 
+/**
+ * The field nextField() read last: its number, wire type, value (a varint) or bytes
+ * b[fStart, fStop) (length-delimited), and where its tag began. Module state rather than an
+ * object per field: check() reads every field of every step, and its garbage was a large part of
+ * what the judge and the learner allocate per trajectory (each allocation brings the next
+ * scavenge nearer, and a scavenge that finds a delivery's payload still in flight promotes it).
+ */
+let fNo = 0;
+let fWt = 0;
+let fValue = 0;
+let fStart = 0;
+let fStop = 0;
+let fTagStart = 0;
+
+/** Reads the field at b[pos] (pos < end) into the f* variables; returns where the next begins. Throws WireError. */
+function nextField(b: Uint8Array, pos: number, end: number): number {
+  fTagStart = pos;
+  const tag = varint(b, pos, end);
+  pos = varintEnd;
+  const no = Math.floor(tag / 8);
+  if (no < 1) throw new WireError(`field number ${no}`);
+  fNo = no;
+  fWt = tag & 7;
+  switch (fWt) {
+    case 0:
+      fValue = varint(b, pos, end);
+      pos = varintEnd;
+      break;
+    case 1:
+      pos += 8;
+      break;
+    case 5:
+      pos += 4;
+      break;
+    case 2: {
+      const len = varint(b, pos, end);
+      const q = varintEnd;
+      if (q + len > end) throw new WireError('length past the end');
+      fStart = q;
+      fStop = q + len;
+      pos = fStop;
+      break;
+    }
+    default:
+      throw new WireError(`wire type ${fWt}`);
+  }
+  if (pos > end) throw new WireError('field past the end');
+  return pos;
+}
+
 /** Calls `field(no, start, end)` for every length-delimited field of b[pos, end); checks the rest. Returns nothing; throws WireError. */
 function walk(
   b: Uint8Array,
@@ -61,37 +111,10 @@ function walk(
   onVarint?: (no: number, value: number) => void,
 ): void {
   while (pos < end) {
-    const tagStart = pos;
-    const tag = varint(b, pos, end);
-    pos = varintEnd;
-    const no = Math.floor(tag / 8);
-    const wt = tag & 7;
-    if (no < 1) throw new WireError(`field number ${no}`);
-    switch (wt) {
-      case 0: {
-        const v = varint(b, pos, end);
-        pos = varintEnd;
-        onVarint?.(no, v);
-        break;
-      }
-      case 1:
-        pos += 8;
-        break;
-      case 5:
-        pos += 4;
-        break;
-      case 2: {
-        const len = varint(b, pos, end);
-        const q = varintEnd;
-        if (q + len > end) throw new WireError('length past the end');
-        field?.(no, q, q + len, tagStart);
-        pos = q + len;
-        break;
-      }
-      default:
-        throw new WireError(`wire type ${wt}`);
-    }
-    if (pos > end) throw new WireError('field past the end');
+    pos = nextField(b, pos, end);
+    // The field's values go as arguments: a callback that walks again reads fields of its own.
+    if (fWt === 2) field?.(fNo, fStart, fStop, fTagStart);
+    else if (fWt === 0) onVarint?.(fNo, fValue);
   }
 }
 
@@ -110,6 +133,16 @@ function fieldsToCheck(desc: DescMessage): Map<number, DescMessage | 'string'> {
   return m;
 }
 
+/** Strings longer than this are checked by Node's UTF-8 validator on a view; shorter ones in place. */
+const SHORT_STRING = 256;
+
+/** Whether b[s, e) is UTF-8 (as fromBinary's decoder requires), without a view for an ASCII string up to SHORT_STRING bytes. */
+function utf8(b: Uint8Array, s: number, e: number): boolean {
+  if (e - s > SHORT_STRING) return isUtf8(b.subarray(s, e));
+  for (let i = s; i < e; i++) if ((b[i] as number) >= 0x80) return isUtf8(b.subarray(i, e));
+  return true;
+}
+
 /**
  * Checks b[start, end) as a `desc` message the way fromBinary would reject it, without building
  * it: the wire format (tags, lengths, wire types) of the message and of every sub-message, and
@@ -118,15 +151,18 @@ function fieldsToCheck(desc: DescMessage): Map<number, DescMessage | 'string'> {
 function check(desc: DescMessage, b: Uint8Array, start: number, end: number, depth = 0): void {
   if (depth > 32) throw new WireError('nested too deep');
   const fields = fieldsToCheck(desc);
-  walk(b, start, end, (no, s, e) => {
-    const f = fields.get(no);
-    if (f === undefined) return;
+  let pos = start;
+  while (pos < end) {
+    pos = nextField(b, pos, end);
+    if (fWt !== 2) continue;
+    const f = fields.get(fNo);
+    if (f === undefined) continue;
     if (f === 'string') {
-      if (!isUtf8(b.subarray(s, e))) throw new WireError(`field ${no} of ${desc.typeName} is not UTF-8`);
-      return;
+      if (!utf8(b, fStart, fStop)) throw new WireError(`field ${fNo} of ${desc.typeName} is not UTF-8`);
+    } else {
+      check(f, b, fStart, fStop, depth + 1);
     }
-    check(f, b, s, e, depth + 1);
-  });
+  }
 }
 
 interface Parts {

@@ -202,3 +202,54 @@ void test('steps stay views of the delivered bytes when their buffer is about th
   assert.ok(equals(TrajectorySchema, copied, decode(TrajectorySchema, bytes)));
   assert.ok(equals(TrajectorySchema, shared, decode(TrajectorySchema, bytes)));
 });
+
+void test('strings of every kind are accepted or rejected by the lazy decode exactly as by the full decode (short strings checked in place, long ones by Node)', () => {
+  // A seeded mix of ASCII, valid multi-byte characters and the invalid sequences a UTF-8
+  // validator must refuse (stray continuation bytes, overlong forms, surrogates, beyond U+10FFFF,
+  // truncated sequences), at lengths on both sides of the in-place limit (256 bytes).
+  let seed = 12345;
+  const rnd = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const pieces = [[0x61], [0x7f], [0xc3, 0xa9], [0xe2, 0x82, 0xac], [0xf0, 0x9f, 0x98, 0x80], [0x80], [0xc0, 0x80], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf5], [0xff], [0xc3], [0xe2, 0x82]];
+  let accepted = 0;
+  let rejected = 0;
+  for (let n = 0; n < 400; n++) {
+    const valid = n % 2 === 0;
+    const bytes: number[] = [];
+    const target = [3, 40, 255, 256, 257, 600][n % 6] as number;
+    while (bytes.length < target) {
+      const p = pieces[valid ? rnd(5) : rnd(100) < 90 ? rnd(5) : 5 + rnd(pieces.length - 5)] as number[];
+      if (bytes.length + p.length > target) break;
+      bytes.push(...p);
+    }
+    while (bytes.length < target) bytes.push(0x62);
+    const t = trajectory(1);
+    t.steps[0]!.reasoning = 'x'.repeat(target);
+    const buf = Uint8Array.from(encode(TrajectorySchema, t));
+    const at = Buffer.from(buf).indexOf(Buffer.from('x'.repeat(target)));
+    assert.ok(at > 0);
+    buf.set(bytes, at);
+    let full: boolean;
+    try {
+      decode(TrajectorySchema, buf);
+      full = true;
+    } catch (e) {
+      assert.ok(isProtoError(e));
+      full = false;
+    }
+    let lazy: boolean;
+    try {
+      decodeTrajectoryLazy(buf);
+      lazy = true;
+    } catch (e) {
+      assert.ok(isProtoError(e) && e.code === 'PROTO_UNDECODABLE');
+      lazy = false;
+    }
+    assert.equal(lazy, full, `string of ${target} bytes ${Buffer.from(bytes).toString('hex').slice(0, 80)}…`);
+    if (full) accepted++;
+    else rejected++;
+  }
+  assert.ok(accepted > 100 && rejected > 50, `both kinds seen: ${accepted} accepted, ${rejected} rejected`);
+});
