@@ -40,6 +40,25 @@ function packedUint32Size(xs: readonly number[]): number {
   return n;
 }
 
+/**
+ * Bytes of `s` in UTF-8 as TextEncoder writes it (what protobuf-es writes for a string): a lone
+ * surrogate becomes U+FFFD, three bytes.
+ */
+function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // A surrogate pair: two UTF-16 units, four bytes.
+      n += 2;
+      i++;
+    } else n += 2;
+  }
+  return n;
+}
+
 /** Whether every element is a number protobuf-es writes as a float (NaN and ±Infinity included). */
 function floats(xs: readonly number[]): boolean {
   for (let i = 0; i < xs.length; i++) {
@@ -95,11 +114,19 @@ class Out {
     this.varint((field << 3) | WireType.Varint);
     this.varint(v);
   }
-  bytes(field: number, v: Uint8Array): void {
+  /** A string field of `bytes` UTF-8 bytes (utf8Length): ASCII written here, other text by TextEncoder. */
+  string(field: number, v: string, bytes: number): void {
     this.varint((field << 3) | WireType.LengthDelimited);
-    this.varint(v.length);
-    this.b.set(v, this.pos);
-    this.pos += v.length;
+    this.varint(bytes);
+    const b = this.b;
+    if (bytes === v.length) {
+      // As many bytes as UTF-16 units: every character is ASCII.
+      for (let i = 0; i < v.length; i++) b[this.pos++] = v.charCodeAt(i);
+      return;
+    }
+    const { written } = utf8.encodeInto(v, b.subarray(this.pos, this.pos + bytes));
+    if (written !== bytes) throw new Error(`string encoding wrote ${written} of ${bytes} bytes`);
+    this.pos += bytes;
   }
 }
 
@@ -115,10 +142,12 @@ export function pointerTraceFieldData(trace: PolicyTrace): Uint8Array | undefine
   const offsets = packedUint32Size(p.offsets);
   const features = packedUint32Size(p.featureIndex);
   if (offsets < 0 || features < 0 || !floats(p.featureValue)) return undefined;
-  const labels: Uint8Array[] = [];
-  for (const l of p.candidateLabels) {
+  // The labels' UTF-8 lengths; their bytes are written straight into the trace's buffer.
+  const labels = p.candidateLabels;
+  const labelBytes: number[] = [];
+  for (const l of labels) {
     if (typeof l !== 'string') return undefined;
-    labels.push(utf8.encode(l));
+    labelBytes.push(utf8Length(l));
   }
   // PointerTrace's size, field by field (tags are one byte: fields 1-8).
   let size = 0;
@@ -129,7 +158,7 @@ export function pointerTraceFieldData(trace: PolicyTrace): Uint8Array | undefine
   if (p.chosen !== 0) size += 1 + varintSize(p.chosen);
   if (!Object.is(p.logprob, 0)) size += 9;
   if (!Object.is(p.temperature, 0)) size += 9;
-  for (const l of labels) size += 1 + varintSize(l.length) + l.length;
+  for (const n of labelBytes) size += 1 + varintSize(n) + n;
   // PolicyTrace { pointer = 1 }: written even when empty (a oneof case is set).
   const trace_ = 1 + varintSize(size) + size;
   const out = new Out(new Uint8Array(varintSize(trace_) + trace_));
@@ -143,7 +172,7 @@ export function pointerTraceFieldData(trace: PolicyTrace): Uint8Array | undefine
   out.uint32(5, p.chosen);
   out.double(6, p.logprob);
   out.double(7, p.temperature);
-  for (const l of labels) out.bytes(8, l);
+  for (let i = 0; i < labels.length; i++) out.string(8, labels[i] as string, labelBytes[i] as number);
   if (out.pos !== out.b.length) throw new Error(`pointer trace encoding wrote ${out.pos} of ${out.b.length} bytes`);
   return out.b;
 }

@@ -67,3 +67,21 @@ void test('a value protobuf-es would refuse goes to protobuf-es, which refuses i
   assert.equal(pointerTraceFieldData(withUnknown), undefined);
   assertSame(trajectory([withUnknown]));
 });
+
+void test('candidate labels of every kind of text are written as protobuf-es writes them (ASCII, 2-4 byte characters, surrogate pairs, lone surrogates)', () => {
+  // Lone surrogates become U+FFFD in UTF-8, as TextEncoder writes them.
+  const fixed = ['', 'plain', 'é', 'naïve café', '✓ done', '😀', 'a😀b', '\ud800', 'x\udc00y', '\udbff\udfff', '\udc00\ud800', 'end\ud83d'];
+  const units = ['a', 'Z', ' ', '\u007f', '\u0080', 'é', '\u07ff', '\u0800', '✓', '\uffff', '😀', '\ud800', '\udfff'];
+  let seed = 99;
+  const rnd = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const random = Array.from({ length: 300 }, () => Array.from({ length: rnd(12) }, () => units[rnd(units.length)]).join(''));
+  const labels = [...fixed, ...random];
+  assertSame(trajectory([pointer({ numCandidates: labels.length, chosen: 1, logprob: -2, temperature: 1, candidateLabels: labels })]));
+  const decoded = decode(TrajectorySchema, encodeTrajectory(trajectory([pointer({ candidateLabels: fixed })])));
+  const tr = decoded.steps[0]!.trace!.kind;
+  assert.equal(tr.case, 'pointer');
+  assert.deepEqual(tr.value.candidateLabels, fixed.map((l) => new TextDecoder().decode(new TextEncoder().encode(l))));
+});
