@@ -7,7 +7,7 @@ import { envBench } from './env.js';
 import { episodeBench } from './episode.js';
 import { fleetBench } from './fleet.js';
 import { learningBench } from './learning.js';
-import { installStopOnSignal } from './stop-on-signal.js';
+import { installStopOnSignal, stoppingOnSignal } from './stop-on-signal.js';
 import { llmLoopBench } from './llm-loop.js';
 import { warmupBench } from './warmup.js';
 import { watchBench } from './watch.js';
@@ -41,6 +41,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
+  // Stopped by a signal: the failure is the stop's doing, and the handler exits when it is done.
+  if (stoppingOnSignal()) return;
   process.stderr.write(`bench: ${(e as Error).stack ?? String(e)}\n`);
   process.exit(1);
 });

@@ -84,13 +84,21 @@ export interface StopOnSignalOptions {
 }
 
 let installed = false;
+let stopping = false;
+
+/**
+ * Whether a signal is stopping the bench: a bench whose work fails because its processes were
+ * stopped under it leaves the exit to the handler (128 + the signal), not to its own error.
+ */
+export function stoppingOnSignal(): boolean {
+  return stopping;
+}
 
 /** Installs the SIGINT/SIGTERM handling described above (once per process). */
 export function installStopOnSignal(opts: StopOnSignalOptions = {}): void {
   if (installed) return;
   installed = true;
   const graceMs = opts.graceMs ?? 20_000;
-  let stopping = false;
   let hurry = false;
   const onSignal = (sig: NodeJS.Signals): void => {
     if (stopping) {
