@@ -6,8 +6,9 @@
 // installStopOnSignal(): on the first SIGINT or SIGTERM the bench notes every process below it
 // (through /proc: children, theirs, and so on), passes the signal on to its own children (the
 // demo CLI and the services stop what they started when told to), waits up to `graceMs` for
-// every noted process to end, kills the ones still there with SIGKILL and exits with 128 + the
-// signal's number. A second signal skips the wait. A noted process is only killed while it is
+// every noted process to end (a zombie counts as ended), kills the ones still there with SIGKILL
+// and, once those have ended too (up to 5 s more), exits with 128 + the signal's number. A second
+// signal skips the grace period. A noted process is only killed while it is
 // still the same process (its start time is compared), never a later one that reused its pid.
 // Without /proc (not Linux; the benches read /proc for their CPU figures anyway) the bench exits
 // on the signal as before.
@@ -20,8 +21,8 @@ interface Noted {
   start: string;
 }
 
-/** Parent pid and start time of `pid`, or null when it is gone (or /proc is unreadable). */
-function stat(pid: number): { ppid: number; start: string } | null {
+/** State, parent pid and start time of `pid`, or null when it is gone (or /proc is unreadable). */
+function stat(pid: number): { state: string; ppid: number; start: string } | null {
   let text: string;
   try {
     text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -30,9 +31,10 @@ function stat(pid: number): { ppid: number; start: string } | null {
   }
   // The command name (field 2) is in parentheses and may hold spaces: fields count from its end.
   const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const state = rest[0] ?? '';
   const ppid = Number(rest[1]);
   const start = rest[19];
-  return Number.isInteger(ppid) && start !== undefined ? { ppid, start } : null;
+  return Number.isInteger(ppid) && start !== undefined ? { state, ppid, start } : null;
 }
 
 /** Every process below `root` now (children first, then theirs), or null without /proc. */
@@ -64,10 +66,19 @@ export function descendants(root: number): Noted[] | null {
   return out;
 }
 
-/** Whether the noted process is still running (the same one: its start time unchanged). */
+/**
+ * Whether the noted process is still running: the same one (its start time unchanged), and not a
+ * zombie (ended, waiting for its parent to collect its status) or dead.
+ */
 function alive(p: Noted): boolean {
   const s = stat(p.pid);
-  return s !== null && s.start === p.start;
+  return s !== null && s.start === p.start && s.state !== 'Z' && s.state !== 'X';
+}
+
+/** Waits until no noted process is alive, `stop()` says so, or `ms` have passed. */
+async function waitGone(noted: Noted[], ms: number, stop: () => boolean): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!stop() && noted.some(alive) && Date.now() < deadline) await new Promise<void>((r) => setTimeout(r, 100));
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {
@@ -112,9 +123,10 @@ export function installStopOnSignal(opts: StopOnSignalOptions = {}): void {
     process.stderr.write(`bench: ${sig}: stopping the ${noted.length} processes below the bench\n`);
     for (const p of noted) if (stat(p.pid)?.ppid === process.pid) signal(p.pid, sig);
     void (async () => {
-      const deadline = Date.now() + graceMs;
-      while (!hurry && noted.some(alive) && Date.now() < deadline) await new Promise<void>((r) => setTimeout(r, 100));
+      await waitGone(noted, graceMs, () => hurry);
       for (const p of noted) if (alive(p)) signal(p.pid, 'SIGKILL');
+      // A killed process takes a moment to end (its memory freed): the bench exits after them.
+      await waitGone(noted, 5000, () => false);
       process.exit(code);
     })();
   };
