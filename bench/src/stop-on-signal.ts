@@ -4,79 +4,28 @@
 // still holding cores and ports after the bench was gone.
 //
 // installStopOnSignal(): on the first SIGINT or SIGTERM the bench notes every process below it
-// (through /proc: children, theirs, and so on), passes the signal on to its own children (the
-// demo CLI and the services stop what they started when told to), waits up to `graceMs` for
-// every noted process to end (a zombie counts as ended), kills the ones still there with SIGKILL
-// and, once those have ended too (up to 5 s more), exits with 128 + the signal's number. A second
-// signal skips the grace period. A noted process is only killed while it is
-// still the same process (its start time is compared), never a later one that reused its pid.
+// (testkit's procDescendants, from /proc), passes the signal on to its own children (the demo CLI
+// and the services stop what they started when told to), waits up to `graceMs` for every noted
+// process to end (a zombie counts as ended), kills the ones still there with SIGKILL and, once
+// those have ended too (up to 5 s more), exits with 128 + the signal's number. A second signal
+// skips the grace period. A noted process is only killed while it is still the same process (its
+// start time is compared), never a later one that reused its pid.
 // Without /proc (not Linux; the benches read /proc for their CPU figures anyway) the bench exits
 // on the signal as before.
-import fs from 'node:fs';
 import os from 'node:os';
-
-/** One process below the bench: its pid and its start time (field 22 of /proc/<pid>/stat). */
-interface Noted {
-  pid: number;
-  start: string;
-}
-
-/** State, parent pid and start time of `pid`, or null when it is gone (or /proc is unreadable). */
-function stat(pid: number): { state: string; ppid: number; start: string } | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // The command name (field 2) is in parentheses and may hold spaces: fields count from its end.
-  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const state = rest[0] ?? '';
-  const ppid = Number(rest[1]);
-  const start = rest[19];
-  return Number.isInteger(ppid) && start !== undefined ? { state, ppid, start } : null;
-}
-
-/** Every process below `root` now (children first, then theirs), or null without /proc. */
-export function descendants(root: number): Noted[] | null {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    return null;
-  }
-  const children = new Map<number, Noted[]>();
-  for (const e of entries) {
-    const pid = Number(e);
-    if (!Number.isInteger(pid) || pid <= 0) continue;
-    const s = stat(pid);
-    if (!s) continue;
-    const list = children.get(s.ppid) ?? [];
-    list.push({ pid, start: s.start });
-    children.set(s.ppid, list);
-  }
-  const out: Noted[] = [];
-  const queue = [root];
-  for (let i = 0; i < queue.length; i++) {
-    for (const c of children.get(queue[i] as number) ?? []) {
-      out.push(c);
-      queue.push(c.pid);
-    }
-  }
-  return out;
-}
+import { procDescendants, readProcStat, type ProcInfo } from '@owrl/testkit';
 
 /**
- * Whether the noted process is still running: the same one (its start time unchanged), and not a
+ * Whether the noted process is still running: the same one (its start time unchanged), not a
  * zombie (ended, waiting for its parent to collect its status) or dead.
  */
-function alive(p: Noted): boolean {
-  const s = stat(p.pid);
-  return s !== null && s.start === p.start && s.state !== 'Z' && s.state !== 'X';
+function alive(p: ProcInfo): boolean {
+  const now = readProcStat(p.pid);
+  return now !== null && now.start === p.start && now.state !== 'Z' && now.state !== 'X';
 }
 
 /** Waits until no noted process is alive, `stop()` says so, or `ms` have passed. */
-async function waitGone(noted: Noted[], ms: number, stop: () => boolean): Promise<void> {
+async function waitGone(noted: ProcInfo[], ms: number, stop: () => boolean): Promise<void> {
   const deadline = Date.now() + ms;
   while (!stop() && noted.some(alive) && Date.now() < deadline) await new Promise<void>((r) => setTimeout(r, 100));
 }
@@ -118,10 +67,10 @@ export function installStopOnSignal(opts: StopOnSignalOptions = {}): void {
     }
     stopping = true;
     const code = 128 + (os.constants.signals[sig] ?? 0);
-    const noted = descendants(process.pid);
-    if (!noted) process.exit(code);
+    const noted = procDescendants(process.pid);
+    if (noted.length === 0 && readProcStat(process.pid) === null) process.exit(code);
     process.stderr.write(`bench: ${sig}: stopping the ${noted.length} processes below the bench\n`);
-    for (const p of noted) if (stat(p.pid)?.ppid === process.pid) signal(p.pid, sig);
+    for (const p of noted) if (p.ppid === process.pid) signal(p.pid, sig);
     void (async () => {
       await waitGone(noted, graceMs, () => hurry);
       for (const p of noted) if (alive(p)) signal(p.pid, 'SIGKILL');

@@ -13,18 +13,20 @@ export interface ProcInfo {
   /** CPU time in clock ticks: its own (user + system), and that of its children it has reaped. */
   cpuTicks: number;
   reapedTicks: number;
+  /** Start time after boot, in clock ticks: with the pid, names one process (a pid is reused). */
+  start: number;
 }
 
 /** /proc/<pid>/stat of one process, or null when it is gone (or /proc is absent). */
 export function readStat(pid: number): ProcInfo | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // pid (comm) state ppid pgrp … utime(11) stime(12) cutime(13) cstime(14), counted after the
-    // comm, which may hold spaces and parentheses.
+    // pid (comm) state ppid pgrp … utime(11) stime(12) cutime(13) cstime(14) … starttime(19),
+    // counted after the comm, which may hold spaces and parentheses.
     const close = stat.lastIndexOf(')');
     const f = stat.slice(close + 2).split(' ');
     const n = (i: number): number => Number(f[i] ?? 0);
-    return { pid, comm: stat.slice(stat.indexOf('(') + 1, close), state: f[0] ?? '?', ppid: n(1), pgid: n(2), cpuTicks: n(11) + n(12), reapedTicks: n(13) + n(14) };
+    return { pid, comm: stat.slice(stat.indexOf('(') + 1, close), state: f[0] ?? '?', ppid: n(1), pgid: n(2), cpuTicks: n(11) + n(12), reapedTicks: n(13) + n(14), start: n(19) };
   } catch {
     return null;
   }
