@@ -20,7 +20,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
 import { RunPhase, type RunState } from '@owrl/proto';
-import { LearnerProbe, freePort, waitForSettledCounts, waitUntil, watchRedeliveries, type RedeliveryWatch } from '@owrl/testkit';
+import { LearnerProbe, freePorts, waitForSettledCounts, waitUntil, watchRedeliveries, type RedeliveryWatch } from '@owrl/testkit';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const DEPLOY = path.join(ROOT, 'deploy');
@@ -62,7 +62,7 @@ const phaseName = (s: RunState): string => RunPhase[s.phase] ?? String(s.phase);
 void test('docker compose stack: train, scale, kill an actor, restart NATS, finish with every rollout accounted for', { timeout: 30 * 60_000 }, async () => {
   const t0 = Date.now();
   const project = `owrl-deploy-${process.pid}`;
-  const grpcPort = await freePort();
+  const [grpcPort, natsPort, sitesPort, learnerMetricsPort] = (await freePorts(4)) as [number, number, number, number];
   const natsUser = 'owrl';
   // Starts with a letter: nats-server reads it as a config value (deploy/nats/owrl-nats.conf).
   const natsPassword = `owrl-${randomBytes(18).toString('hex')}`;
@@ -82,10 +82,10 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     OWRL_JUDGE_ACK_WAIT_S: String(ACK_WAIT_S),
     // info: a failure's log tails show the rounds and the episodes (and more lines are checked for the password).
     OWRL_LOG_LEVEL: process.env.OWRL_LOG_LEVEL ?? 'info',
-    OWRL_NATS_PORT: String(await freePort()),
-    OWRL_SITES_PORT: String(await freePort()),
+    OWRL_NATS_PORT: String(natsPort),
+    OWRL_SITES_PORT: String(sitesPort),
     OWRL_GRPC_PORT: String(grpcPort),
-    OWRL_LEARNER_METRICS_PORT: String(await freePort()),
+    OWRL_LEARNER_METRICS_PORT: String(learnerMetricsPort),
     OWRL_NATS_USER: natsUser,
     OWRL_NATS_PASSWORD: natsPassword,
   };

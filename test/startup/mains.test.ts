@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@owrl/testkit';
+import { freePort, freePorts } from '@owrl/testkit';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const main = (service: string) => path.join(ROOT, 'services', service, 'dist', 'src', 'main.js');
@@ -94,7 +94,7 @@ void test('learner: NATS unreachable at start → exit 1 naming the server, afte
 });
 
 void test('sites: SIGTERM once listening → exit 0, "stopped" last; /metrics and /healthz served', async () => {
-  const [port, metricsPort] = [await freePort(), await freePort()];
+  const [port, metricsPort] = (await freePorts(2)) as [number, number];
   let probed: Promise<[number, string]> = Promise.resolve([0, '']);
   const r = await runMain('sites', { OWRL_SITES_PORT: String(port), OWRL_METRICS_PORT: String(metricsPort) }, (l, kill) => {
     if (l['msg'] === 'started') {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RunPhase } from '@owrl/proto';
-import { checkMetrics, freePort, ServiceProcess, startSystem, waitUntil } from '@owrl/testkit';
+import { checkMetrics, freePorts, ServiceProcess, startSystem, waitUntil } from '@owrl/testkit';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -39,7 +39,7 @@ const LEARNER_SIGNALS: Record<string, string> = {
 };
 
 void test('every service serves /healthz and /metrics; owrl\'s series pass promtool check metrics; the learner exports the RL signals', { timeout: 5 * 60_000 }, async () => {
-  const [sitesMetrics, consolePort, consoleMetrics, trainerPort, trainerMetrics] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const [sitesMetrics, consolePort, consoleMetrics, trainerPort, trainerMetrics] = (await freePorts(5)) as [number, number, number, number, number];
   const sys = await startSystem({
     actors: 1,
     slots: 2,

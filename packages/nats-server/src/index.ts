@@ -2,4 +2,4 @@
 // store directory; stoppable and restartable on the same port and store. The demo starts one when
 // no NATS_URL is configured; the test kit and the benchmarks start theirs through it.
 export { startNatsServer, type NatsServer, type NatsServerOptions } from './nats-server.js';
-export { freePort } from './free-port.js';
+export { freePort, freePorts } from './free-port.js';

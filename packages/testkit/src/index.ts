@@ -4,6 +4,7 @@
 // owrl.v1.Trainer).
 export {
   freePort,
+  freePorts,
   startNatsServer,
   type NatsServer,
   type NatsServerOptions,

@@ -2,7 +2,7 @@
 // it is set (the launcher itself reads no environment).
 import { startNatsServer as start, type NatsServer, type NatsServerOptions } from '@owrl/nats-server';
 
-export { freePort } from '@owrl/nats-server';
+export { freePort, freePorts } from '@owrl/nats-server';
 export type { NatsServer, NatsServerOptions };
 
 /** Starts a JetStream-enabled nats-server on a free port ($NATS_SERVER_BIN or the usual paths). */

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
 import { health, RunPhase, type RunState } from '@owrl/proto';
-import { freePort } from '@owrl/nats-server';
+import { freePort, freePorts } from '@owrl/nats-server';
 import { LearnerProbe } from './learner-probe.js';
 import { startNatsServer, type NatsServer, type NatsServerOptions } from './nats-server.js';
 import { ServiceProcess, type ServiceExit } from './service-process.js';
@@ -154,7 +154,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<OwrlSystem>
   const learnerDataDir = path.join(logDir, 'learner-data');
   const nats = opts.natsUrl === undefined ? await startNatsServer({ maxPayload: 8 * 1024 * 1024, ...opts.nats }) : null;
   const natsUrl = opts.natsUrl ?? (nats as NatsServer).url;
-  const [sitesPort, grpcPort, artifactPort] = [await freePort(), await freePort(), await freePort()];
+  const [sitesPort, grpcPort, artifactPort] = (await freePorts(3)) as [number, number, number];
   const sitesUrl = `http://127.0.0.1:${sitesPort}`;
   const grpcAddress = `127.0.0.1:${grpcPort}`;
   const slots = opts.slots ?? 2;

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { RunPhase, type RunState } from '@owrl/proto';
-import { freePort } from '@owrl/nats-server';
+import { freePort, freePorts } from '@owrl/nats-server';
 import { LearnerClient } from '@owrl/learner-client';
 import { formatRound, formatState } from '../format.js';
 import { ProcessGroup, StopWatch } from './processes.js';
@@ -28,8 +28,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
   const stop = new StopWatch(procs);
   try {
     broker = await startBroker(out);
-    const grpcPort = await freePort();
-    const artifactPort = await freePort();
+    const [grpcPort, artifactPort] = (await freePorts(2)) as [number, number];
     const consolePort = process.env['OWRL_CONSOLE_PORT'] ? Number(process.env['OWRL_CONSOLE_PORT']) : await freePort();
     // Run control (pause/resume, blacklist edits from the console) with a token of this run only.
     const controlToken = randomBytes(16).toString('hex');
