@@ -65,11 +65,30 @@ export function startJudge(procs: ProcessGroup, common: Record<string, string>):
   procs.start('judge', serviceMain('judge'), { ...common });
 }
 
+/** Debian's old headless shell (package chromium-headless-shell): Chromium without the browser UI. */
+export const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+
+/**
+ * The Chromium for actors on the bundled sites: OWRL_CHROMIUM when set, else the headless shell
+ * when installed, else undefined (the actor's default, the full /usr/bin/chromium). On the bundled
+ * sites the shell does the same episodes (the same steps, effects and rewards, seed for seed) for
+ * about a third less CPU per step: the full browser's UI process and its compositor are most of
+ * the difference (`npm run bench -- episode`, docs/sizing.md). On live sites the full browser stays the
+ * default: its fingerprint is a real Chrome's, which bot walls check.
+ */
+export function bundledSitesChromium(env: NodeJS.ProcessEnv = process.env, exists: (p: string) => boolean = fs.existsSync): string | undefined {
+  const set = env['OWRL_CHROMIUM'];
+  if (set !== undefined && set !== '') return set;
+  return exists(HEADLESS_SHELL) ? HEADLESS_SHELL : undefined;
+}
+
 export interface ActorsOptions {
   actors: number;
   slots: number;
   /** host:port entries the browsers may reach besides public hosts (the bundled sites). */
   allowHosts: string[];
+  /** The actors' Chromium (OWRL_CHROMIUM); the actor's default when unset. */
+  chromium?: string | undefined;
   /** Extra settings of every actor (e.g. OWRL_POLICY=openai). */
   env?: Record<string, string>;
 }
@@ -82,6 +101,7 @@ export function startActors(procs: ProcessGroup, common: Record<string, string>,
       OWRL_ACTOR_ID: `actor-${i + 1}`,
       OWRL_SLOTS: String(o.slots),
       OWRL_ALLOW_HOSTS: o.allowHosts.join(','),
+      ...(o.chromium !== undefined ? { OWRL_CHROMIUM: o.chromium } : {}),
       ...(o.env ?? {}),
     });
   }

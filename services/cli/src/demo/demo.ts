@@ -15,7 +15,7 @@ import { ProcessGroup, StopWatch } from './processes.js';
 import { buildReport, writeReport, type RunReport } from './report.js';
 import { runWarmup } from './warmup.js';
 import { checkDemoPolicy, type DemoOptions } from './demo-options.js';
-import { commonEnv, serviceMain, startActors, startBroker, startJudge, startSites, waitHttp, type Broker } from '../stack.js';
+import { bundledSitesChromium, commonEnv, serviceMain, startActors, startBroker, startJudge, startSites, waitHttp, type Broker } from '../stack.js';
 
 export async function runDemo(o: DemoOptions, out: (line: string) => void): Promise<RunReport> {
   checkDemoPolicy(o);
@@ -38,6 +38,8 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
     const { url: sitesUrl, host: sitesHost } = await startSites(procs, common);
     await waitHttp(`${sitesUrl}/__owrl/health`, 30_000);
     out(`sites up at ${sitesUrl}/ (${o.suites})`);
+    const chromium = bundledSitesChromium();
+    out(`browsers: ${chromium ?? '/usr/bin/chromium'}${process.env['OWRL_CHROMIUM'] ? ' (OWRL_CHROMIUM)' : ''}`);
 
     let warmup: RunReport['warmup'];
     const initPolicy = path.join(runDir, 'warmup.onnx');
@@ -58,7 +60,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
           seed: 0,
         },
         out,
-        process.env['OWRL_CHROMIUM'],
+        chromium,
       );
       out(`warm-up done in ${warmup.wall_s} s: held-out success ${(warmup.held_out.rate * 100).toFixed(1)} %; the learner starts from it`);
       stop.check();
@@ -91,6 +93,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
       actors: o.actors,
       slots: o.slots,
       allowHosts: [sitesHost],
+      chromium,
       ...(o.policy === 'openai' ? { env: { OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: o.baseUrl, OWRL_POLICY_MODEL: o.model, OWRL_POLICY_ENGINE: o.engine } } : {}),
     });
     procs.start('console', serviceMain('console'), {
