@@ -16,7 +16,7 @@ import { evaluate, runRound } from './learning.js';
 if (process.argv.length < 3) process.exit(0);
 const [famArg = 'price,sku,add_to_cart', roundsArg = '30', seedArg = '1', lrArg = '0.05', tArg = '1', msArg = '15', klArg = String(DEFAULT_UPDATE.trustKl), optArg = '{}'] = process.argv.slice(2);
 const families = (famArg === 'all' ? FAMILIES : famArg.split(',')) as Family[];
-const { tasksPerRound = 8, groupSize = 5, ...extra } = JSON.parse(optArg) as GrpoTrainerOptions & { tasksPerRound?: number; groupSize?: number };
+const { tasksPerRound = 8, groupSize = 5, maxGroups = tasksPerRound, ...extra } = JSON.parse(optArg) as GrpoTrainerOptions & { tasksPerRound?: number; groupSize?: number; maxGroups?: number };
 const mean = (a: readonly number[]) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : 0);
 const range = /^(\d+)-(\d+)$/.exec(seedArg);
 const seeds = range ? Array.from({ length: Number(range[2]) - Number(range[1]) + 1 }, (_, i) => Number(range[1]) + i) : [Number(seedArg)];
@@ -39,7 +39,7 @@ function run(seed: number): Summary {
   const lastClip: number[] = [];
   const klAfter: number[] = [];
   for (let r = 0; r < Number(roundsArg); r++) {
-    const res = runRound(trainer, families, { round: r, seed, tasksPerRound, groupSize, maxSteps: Number(msArg) });
+    const res = runRound(trainer, families, { round: r, seed, tasksPerRound, groupSize, maxSteps: Number(msArg), maxGroups });
     curve.push(res.success);
     const last = res.stats.epochs[res.stats.epochs.length - 1];
     if (last) {

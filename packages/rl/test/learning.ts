@@ -40,15 +40,19 @@ export interface RoundResult {
 export function runRound(
   trainer: GrpoTrainer,
   families: readonly Family[],
-  opts: { round: number; seed: number; tasksPerRound: number; groupSize: number; maxSteps: number },
+  opts: { round: number; seed: number; tasksPerRound: number; groupSize: number; maxSteps: number; maxGroups?: number },
 ): RoundResult {
   const rng = mulberry32(opts.seed * 7919 + opts.round);
   const groups: GroupLike[] = [];
   const fam: Record<string, [number, number]> = {};
   let ok = 0;
   let n = 0;
-  for (let t = 0; t < opts.tasksPerRound; t++) {
-    const family = families[(opts.round * opts.tasksPerRound + t) % families.length] as Family;
+  // Dynamic sampling as the learner does it (maxGroups > tasksPerRound): once a round's groups are
+  // back, groups whose rewards all agree are refilled with new tasks, up to maxGroups in all.
+  const maxGroups = Math.max(opts.tasksPerRound, opts.maxGroups ?? opts.tasksPerRound);
+  let want = opts.tasksPerRound;
+  for (let t = 0; t < want; t++) {
+    const family = families[(opts.round * maxGroups + t) % families.length] as Family;
     const task = makeTask(rng, family);
     const eps = Array.from({ length: opts.groupSize }, () => runEpisode(trainer.model, task, opts.maxSteps, rng));
     groups.push({ rewards: eps.map((e) => e.reward), trajectories: eps.map((e) => ({ steps: e.steps })) });
@@ -58,6 +62,10 @@ export function runRound(
       const f = (fam[family] ??= [0, 0]);
       f[0] += e.reward;
       f[1]++;
+    }
+    if (t === want - 1 && want < maxGroups) {
+      const kept = groups.filter((g) => g.rewards.some((r) => r !== g.rewards[0])).length;
+      want = Math.min(maxGroups, want + Math.max(0, opts.tasksPerRound - kept));
     }
   }
   const stats = trainer.update(groups);
