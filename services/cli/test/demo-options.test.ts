@@ -44,12 +44,12 @@ void test('demo --policy openai: endpoint, model and trainer are checked before 
   }
 });
 
-void test('demo rounds by default: 28 from the uniform pointer policy, 20 after the warm-up or with a model endpoint', async () => {
+void test('demo rounds by default: 40 from the uniform pointer policy, 20 after the warm-up or with a model endpoint', async () => {
   const { defaultDemoRounds, DEMO_ROUNDS } = await import('../src/demo/demo-options.js');
   assert.equal(defaultDemoRounds({ warmup: true, policy: 'pointer' }), DEMO_ROUNDS.afterWarmup);
   assert.equal(defaultDemoRounds({ warmup: false, policy: 'pointer' }), DEMO_ROUNDS.fromUniform);
   assert.equal(defaultDemoRounds({ warmup: false, policy: 'openai' }), DEMO_ROUNDS.afterWarmup);
-  assert.deepEqual(DEMO_ROUNDS, { afterWarmup: 20, fromUniform: 28 });
+  assert.deepEqual(DEMO_ROUNDS, { afterWarmup: 20, fromUniform: 40 });
 });
 
 void test('demo timeout by default: 1800 s, 90 s a round for longer runs', async () => {
