@@ -40,6 +40,17 @@ function aptInstall(pkgs) {
   });
 }
 
+/** An optional system package: installed with apt where this script can, else a line saying what is missing and what it costs. */
+function ensureOptional(what, pkgs, how, without) {
+  if (isRoot && hasApt) {
+    try {
+      aptInstall(pkgs);
+    } catch {
+      say(`${what} could not be installed: ${without}`);
+    }
+  } else say(`${what} is not installed (${how}): ${without}`);
+}
+
 function ensureSystem(name, found, pkgs, hint) {
   if (found()) return;
   if (isRoot && hasApt) {
@@ -75,24 +86,12 @@ ensureSystem('Chromium', chromiumFound, ['chromium'], 'Install it (Debian: `sudo
 // 3b. Debian's old headless shell, optional: the demo's actors use it on the bundled sites (the same
 // episodes for about a third less CPU per step than the full browser); without it they use Chromium.
 if (!fs.existsSync('/usr/bin/chromium-headless-shell')) {
-  if (isRoot && hasApt) {
-    try {
-      aptInstall(['chromium-headless-shell']);
-    } catch {
-      say('chromium-headless-shell could not be installed: the demo\'s browsers are the full Chromium (slower rounds)');
-    }
-  } else say('chromium-headless-shell is not installed (Debian: `sudo apt-get install chromium-headless-shell`): the demo\'s browsers are the full Chromium (slower rounds)');
+  ensureOptional('chromium-headless-shell', ['chromium-headless-shell'], 'Debian: `sudo apt-get install chromium-headless-shell`', 'the demo\'s browsers are the full Chromium (slower rounds)');
 }
 // 4. promtool for the metrics format tests (Debian's prometheus package); optional: without it
 // those tests check owrl's own exposition rules only, and say so.
 const promtoolFound = () => [process.env.PROMTOOL, '/usr/bin/promtool', '/usr/local/bin/promtool'].some((p) => p && fs.existsSync(p));
 if (purpose === 'test' && !promtoolFound()) {
-  if (isRoot && hasApt) {
-    try {
-      aptInstall(['prometheus']);
-    } catch {
-      say('promtool could not be installed: the metrics tests check owrl\'s own exposition rules only');
-    }
-  } else say('promtool is not installed (Debian: `sudo apt-get install prometheus`, or PROMTOOL=path): the metrics tests check owrl\'s own exposition rules only');
+  ensureOptional('promtool', ['prometheus'], 'Debian: `sudo apt-get install prometheus`, or PROMTOOL=path', 'the metrics tests check owrl\'s own exposition rules only');
 }
 say(`ready for ${purpose}`);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BrowserPool, type EpisodeResult, type PolicyInput, type StepDecision } from '../src/index.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
-import { ScriptedPolicy, type Script } from './scripted-policy.js';
+import { call, step, ScriptedPolicy, type Script } from './scripted-policy.js';
 
 let srv: FixtureServer;
 let pool: BrowserPool;
@@ -23,8 +23,6 @@ void after(async () => {
   await srv.close();
 });
 
-const call = (name: string, args: Record<string, unknown> = {}): { name: never; args: Record<string, unknown> } => ({ name: name as never, args });
-const step = (...calls: ReturnType<typeof call>[]): StepDecision<string> => ({ reasoning: 'r', calls });
 const clickOn =
   (name: string) =>
   (i: PolicyInput): StepDecision<string> => {

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { freePort } from '@owrl/testkit';
 import { BrowserPool, type EpisodeResult, type EpisodeSpec, type PolicyInput, type StepDecision } from '../src/index.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
-import { ScriptedPolicy, type Script } from './scripted-policy.js';
+import { byName, call, step, ScriptedPolicy, type Script } from './scripted-policy.js';
 
 let srv: FixtureServer;
 let pool: BrowserPool;
@@ -28,13 +28,6 @@ void after(async () => {
   await srv.close();
 });
 
-const call = (name: string, args: Record<string, unknown> = {}): { name: never; args: Record<string, unknown> } => ({ name: name as never, args });
-const step = (...calls: ReturnType<typeof call>[]): StepDecision<string> => ({ reasoning: 'r', calls });
-const byName = (input: PolicyInput, name: string): number => {
-  const el = input.observation.elements.find((e) => e.name === name);
-  assert.ok(el, `no element named ${name} in ${input.observation.elements.map((e) => e.name).join(', ')}`);
-  return el.id;
-};
 const kinds = (r: EpisodeResult<string>, s: number): string[][] => (r.steps[s]?.results ?? []).map((c) => c.effects.map((e) => e.kind));
 
 async function run(path: string, script: Script, extra: Partial<EpisodeSpec> = {}, needsScreenshot = false): Promise<{ r: EpisodeResult<string>; p: ScriptedPolicy }> {

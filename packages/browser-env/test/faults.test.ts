@@ -9,7 +9,7 @@ import type { Logger } from '@owrl/core';
 import { BrowserPool, type EpisodeResult, type EpisodeSpec, type PolicyInput, type StepDecision } from '../src/index.js';
 import { processTree } from '../src/testing.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
-import { ScriptedPolicy, type Script } from './scripted-policy.js';
+import { call, step, ScriptedPolicy, type Script } from './scripted-policy.js';
 
 let srv: FixtureServer;
 let pool: BrowserPool;
@@ -47,8 +47,6 @@ void after(async () => {
 });
 
 const NOWHERE = 'http://owrl-nonexistent.invalid/';
-const call = (name: string, args: Record<string, unknown> = {}): { name: never; args: Record<string, unknown> } => ({ name: name as never, args });
-const step = (...calls: ReturnType<typeof call>[]): StepDecision<string> => ({ reasoning: 'r', calls });
 const effectsOf = (r: EpisodeResult<string>, s: number, c = 0): Array<[string, Record<string, string>]> => (r.steps[s]?.results[c]?.effects ?? []).map((e) => [e.kind, e.evidence]);
 
 async function run(startUrl: string, script: Script, extra: Partial<EpisodeSpec> = {}, on: BrowserPool = pool): Promise<{ r: EpisodeResult<string>; p: ScriptedPolicy }> {

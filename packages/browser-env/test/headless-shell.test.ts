@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { BrowserPool, type EpisodeResult, type PolicyInput, type StepDecision } from '../src/index.js';
+import { BrowserPool, type EpisodeResult } from '../src/index.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
-import { ScriptedPolicy } from './scripted-policy.js';
+import { byName, call, step, ScriptedPolicy } from './scripted-policy.js';
 
 const SHELL = '/usr/bin/chromium-headless-shell';
 const skip = fs.existsSync(SHELL) ? false : `${SHELL} is not installed (Debian package chromium-headless-shell)`;
@@ -19,13 +19,6 @@ void after(async () => {
   await srv.close();
 });
 
-const call = (name: string, args: Record<string, unknown> = {}): { name: never; args: Record<string, unknown> } => ({ name: name as never, args });
-const step = (...calls: ReturnType<typeof call>[]): StepDecision<string> => ({ reasoning: 'r', calls });
-const byName = (input: PolicyInput, name: string): number => {
-  const el = input.observation.elements.find((e) => e.name === name);
-  assert.ok(el, `no element named ${name}`);
-  return el.id;
-};
 
 async function episode(executablePath: string): Promise<EpisodeResult<string>> {
   const pool = new BrowserPool({ executablePath, allowHosts: [srv.hostPort] });

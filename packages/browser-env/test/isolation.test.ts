@@ -4,9 +4,9 @@
 // goes on and the agent is told.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BrowserPool, type EpisodeResult, type PolicyInput, type StepDecision } from '../src/index.js';
+import { BrowserPool, type EpisodeResult } from '../src/index.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
-import { ScriptedPolicy, type Script } from './scripted-policy.js';
+import { byName, call, step, ScriptedPolicy, type Script } from './scripted-policy.js';
 
 let srv: FixtureServer;
 /** A second local server the pages must not reach: it is not in the allowlist. */
@@ -26,13 +26,6 @@ void after(async () => {
   await internal.close();
 });
 
-const call = (name: string, args: Record<string, unknown> = {}): { name: never; args: Record<string, unknown> } => ({ name: name as never, args });
-const step = (...calls: ReturnType<typeof call>[]): StepDecision<string> => ({ reasoning: 'r', calls });
-const byName = (input: PolicyInput, name: string): number => {
-  const el = input.observation.elements.find((e) => e.name === name);
-  assert.ok(el, `no element named ${name}`);
-  return el.id;
-};
 const OUT = "document.getElementById('out').textContent";
 
 /**
