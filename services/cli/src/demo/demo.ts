@@ -39,7 +39,7 @@ export async function runDemo(o: DemoOptions, out: (line: string) => void): Prom
     await waitHttp(`${sitesUrl}/__owrl/health`, 30_000);
     out(`sites up at ${sitesUrl}/ (${o.suites})`);
     const chromium = bundledSitesChromium();
-    out(`browsers: ${chromium ?? '/usr/bin/chromium'}${process.env['OWRL_CHROMIUM'] ? ' (OWRL_CHROMIUM)' : ''}`);
+    out(`browsers: ${chromium ?? "the actor's default (OWRL_CHROMIUM unset, no headless shell installed)"}${process.env['OWRL_CHROMIUM'] ? ' (OWRL_CHROMIUM)' : ''}`);
 
     let warmup: RunReport['warmup'];
     const initPolicy = path.join(runDir, 'warmup.onnx');
