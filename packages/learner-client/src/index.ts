@@ -32,6 +32,7 @@ interface RawLearner extends grpc.Client {
 }
 interface RawHealth extends grpc.Client {
   check: UnaryMethod<health.HealthCheckResponse>;
+  watch(req: unknown, md: grpc.Metadata, opts?: grpc.CallOptions): grpc.ClientReadableStream<health.HealthCheckResponse>;
 }
 
 const LearnerCtor = grpc.makeGenericClientConstructor(grpcServiceDefinition(Learner) as unknown as grpc.ServiceDefinition, 'Learner');
@@ -97,6 +98,30 @@ export class LearnerClient {
   async healthCheck(service = '', timeoutMs = 5000): Promise<health.HealthCheckResponse_ServingStatus> {
     const res = await this.unary(this.health, this.health.check, make(health.HealthCheckRequestSchema, { service }), undefined, timeoutMs);
     return res.status;
+  }
+
+  /**
+   * The standard health Watch of `service` ('' = the server as a whole): every status the learner
+   * sends goes to `onStatus` (the current one first) until `close()` or the end of the stream
+   * (`onEnd`, with the stream's error unless it ended cleanly or was closed).
+   */
+  watchHealth(onStatus: (status: health.HealthCheckResponse_ServingStatus) => void, onEnd?: (err: grpc.ServiceError | null) => void, service = ''): { close(): void } {
+    const call = this.health.watch(make(health.HealthCheckRequestSchema, { service }), new grpc.Metadata());
+    let ended = false;
+    const end = (err: grpc.ServiceError | null): void => {
+      if (ended) return;
+      ended = true;
+      onEnd?.(err);
+    };
+    call.on('data', (r: health.HealthCheckResponse) => onStatus(r.status));
+    call.on('end', () => end(null));
+    call.on('error', (e: grpc.ServiceError) => end(e.code === grpc.status.CANCELLED ? null : e));
+    return {
+      close: () => {
+        ended = true;
+        call.cancel();
+      },
+    };
   }
 
   /** WatchRun from `sinceResourceVersion` (0: a snapshot first), read as the caller takes events. */

@@ -21,6 +21,7 @@ import { fromJson, RunCountersSchema, RoundSummarySchema, toJson, type RoundSumm
 import type { PointerModel } from '@owrl/policy';
 import { Adam } from '@owrl/rl';
 import { writeAtomic } from './atomic-file.js';
+import { FatalRunError } from './failure-policy.js';
 import { RoundsLog } from './rounds-log.js';
 import { applyLedgerDelta, type RoundLedgerDelta, type RoundLedgerJson } from './round-ledger.js';
 import type { SchedulerState } from './scheduler.js';
@@ -150,7 +151,27 @@ export class CheckpointStore {
     return prev + 1;
   }
 
+  /**
+   * Checkpoints the run (weights, optimizer, rounds, loop state).
+   * @throws FatalRunError CHECKPOINT_FAILED naming the folder when it cannot be written.
+   */
   save(c: CheckpointData): void {
+    this.guard('saving the checkpoint', () => this.write(c));
+  }
+
+  /**
+   * `op`, its failure to write the folder turned into the run's fatal error (a learner that cannot
+   * checkpoint cannot promise anything it trains from here on).
+   */
+  private guard(what: string, op: () => void): void {
+    try {
+      op();
+    } catch (e) {
+      throw new FatalRunError('CHECKPOINT_FAILED', `${what} in ${this.dir} failed: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  private write(c: CheckpointData): void {
     // Named by round and version: an async round is checkpointed twice (its update written ahead,
     // then trained), and a rename over the file the current manifest names would change the
     // weights a crash in between resumes from.
@@ -218,6 +239,10 @@ export class CheckpointStore {
    * (appendRound); earlier journals are removed once round.json no longer names them.
    */
   saveRound(r: RoundFile): void {
+    this.guard('saving the round in progress', () => this.writeRound(r));
+  }
+
+  private writeRound(r: RoundFile): void {
     this.closeJournal();
     // Unique within the folder across restarts: the time, then a counter.
     this.journalSeq = Math.max(this.journalSeq + 1, Date.now());
@@ -238,7 +263,7 @@ export class CheckpointStore {
     const j = this.journal;
     if (!j) throw new Error('appendRound before saveRound: the round journal belongs to a full round save');
     const line = `${JSON.stringify(d)}\n`;
-    fs.writeSync(j.fd, line);
+    this.guard('appending to the round journal', () => fs.writeSync(j.fd, line));
     j.bytes += line.length;
   }
 

@@ -139,6 +139,11 @@ export class LearnerGrpcServer {
       clearImmediate(this.broadcastTimer as NodeJS.Immediate);
       this.broadcastTimer = null;
     }
+    // The last change goes out before the streams end: a watching client (owrl watch, the
+    // console) sees the state the learner stopped in (FAILED with its reason after a fatal error),
+    // even when the change fell within the broadcast interval, or its stream was slow.
+    this.broadcast(true);
+    for (const w of this.watchers) w.call.end();
     for (const w of this.healthWatchers) w.end();
     await new Promise<void>((resolve) => {
       this.server.tryShutdown(() => resolve());
@@ -237,10 +242,11 @@ export class LearnerGrpcServer {
     this.broadcastTimer = wait === 0 ? setImmediate(() => this.broadcast()) : setTimeout(() => this.broadcast(), wait);
   }
 
-  private broadcast(): void {
+  /** `final`: the last broadcast before close(), written to slow streams too. */
+  private broadcast(final = false): void {
     this.broadcastTimer = null;
     this.lastBroadcast = Date.now();
-    const maxBuffered = Math.max(1, this.opts.watchMaxBuffered ?? 2);
+    const maxBuffered = final ? Infinity : Math.max(1, this.opts.watchMaxBuffered ?? 2);
     let state: RunState | null = null;
     const events = new Map<string, RunEvent>();
     for (const w of this.watchers) {
@@ -261,7 +267,7 @@ export class LearnerGrpcServer {
       this.watchStats.sent++;
       w.call.write(ev, () => {
         w.pending--;
-        if (w.dirty !== null && !w.closed) this.scheduleBroadcast();
+        if (w.dirty !== null && !w.closed && !final) this.scheduleBroadcast();
       });
     }
   }

@@ -118,6 +118,27 @@ void test('a damaged checkpoint or round file is refused with the file and field
   }
 });
 
+void test('a checkpoint folder that can no longer be written is the run\'s fatal error, naming the folder and the cause', () => {
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-ckpt-gone-'));
+  const dir = path.join(parent, 'checkpoint');
+  try {
+    const store = new CheckpointStore(dir);
+    const round = { ledger: new RoundLedger('r', 0, 3, 1).toJSON(), counters: {}, terminations: {}, excluded: {} };
+    store.saveRound(round);
+    // The volume goes away: a file stands where the folder was.
+    fs.renameSync(dir, `${dir}.away`);
+    fs.writeFileSync(dir, 'not a folder\n');
+    const fatal = (what: RegExp) => (e: unknown) => e instanceof FatalRunError && e.code === 'CHECKPOINT_FAILED' && what.test(e.message) && e.message.includes(dir) && /ENOTDIR/.test(e.message);
+    assert.throws(() => store.saveRound(round), fatal(/^saving the round in progress in /));
+    assert.throws(
+      () => store.save({ nextRound: 1, policyVersion: 1, model: initialModel({ dim: 8 }), optimizer: new Adam(8), counters: make(RunCountersSchema, {}), rounds: [], loop: { scheduler: new TaskScheduler(tasks).snapshot(), rng: 1, hostWindows: {}, curriculumStage: 0, settledIds: [], terminations: {}, excluded: {} } }),
+      fatal(/^saving the checkpoint in /),
+    );
+  } finally {
+    fs.rmSync(parent, { recursive: true, force: true });
+  }
+});
+
 void test('failure policy: transient errors back off and retry, a full stream waits, anything else is fatal', async () => {
   const sleeps: number[] = [];
   const sleep = async (ms: number) => {

@@ -7,7 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { createFileRegistry, fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import { create } from '@bufbuild/protobuf';
-import { grpcServiceDefinition, Learner, make, ListGroupsResponseSchema, reflection, WatchRunRequestSchema, type RunEvent } from '@owrl/proto';
+import { grpcServiceDefinition, Learner, make, ListGroupsResponseSchema, reflection, RunPhase, WatchRunRequestSchema, type RunEvent } from '@owrl/proto';
 import { silentLogger } from '@owrl/telemetry';
 import { LearnerGrpcServer, type LearnerControl } from '../src/grpc-server.js';
 import { RunStateStore } from '../src/run-state-store.js';
@@ -117,6 +117,38 @@ void test('WatchRun fans out one encoding per broadcast: many clients cost the l
   } finally {
     for (const c of cs) c.close();
     await server.close();
+  }
+});
+
+void test('the state a learner stops in reaches every watching client before its stream ends (a FAILED phase set just before close)', async () => {
+  const store = new RunStateStore('run-close', 10, 'sync');
+  // A long interval: the change below falls within it, so only close() can send it.
+  const server = new LearnerGrpcServer(store, control, { port: 0, host: '127.0.0.1', controlToken: '', logger: silentLogger, watchIntervalMs: 60_000 });
+  const addr = `127.0.0.1:${await server.start()}`;
+  const c = new LearnerClient(addr, grpc.credentials.createInsecure()) as unknown as Watcher;
+  let closed = false;
+  try {
+    const { call, events } = collect(c, 0n);
+    let ended = false;
+    call.on('end', () => (ended = true));
+    await until(() => events.length === 1, 'the snapshot');
+    store.change('phase', (s) => {
+      s.phase = RunPhase.FAILED;
+      s.failureCode = 'LEARNER_ERROR';
+      s.message = 'saving the checkpoint failed';
+    });
+    await tick();
+    assert.equal(events.length, 1, 'the change waits for the broadcast interval');
+    closed = true;
+    await server.close();
+    await until(() => ended, 'the stream to end');
+    const last = events[events.length - 1]?.state;
+    assert.equal(last?.phase, RunPhase.FAILED);
+    assert.equal(last?.message, 'saving the checkpoint failed');
+    assert.equal(last?.resourceVersion, store.get().resourceVersion);
+  } finally {
+    c.close();
+    if (!closed) await server.close();
   }
 });
 
