@@ -5,7 +5,8 @@
 // server, as services are not imported — then the KV owrl_weights pointer) and reads each actor's "policy swapped" log event, the moment its policy holder has the
 // new version loaded (fetched, sha256-checked, onnxruntime session created). Latency of one
 // version = the last actor's swap time − the pointer's put. Figures: p50/p99 over the versions,
-// the same per actor, and the publication's own cost (export + artifact write).
+// the same per actor, and the publication's own cost (export + artifact write). Measured once the
+// actors have started (v0 loaded) and their start-up work is over (`settle_s`).
 //   npm run bench -- weights [--actors N] [--versions N]
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ import { connectBus, ensureTopology, WeightsPointer } from '@owrl/bus';
 import { DEFAULT_DIM, exportOnnx, initialModel, POLICY_KIND } from '@owrl/policy';
 import { make, PolicyArtifactSchema } from '@owrl/proto';
 import { startSystem, waitUntil, type OwrlSystem } from '@owrl/testkit';
+import { procStat } from './fleet-run.js';
 
 const RUN_ID = 'bench-weights';
 
@@ -62,6 +64,23 @@ function swapsOf(logFile: string): Map<number, number> {
     }
   }
   return out;
+}
+
+/**
+ * Waits until the processes `pids()` names use less than `maxPct` % of a core together over one
+ * second (at most `timeoutMs`); returns how long it waited and the last second's share.
+ */
+async function waitForQuiet(pids: () => number[], maxPct = 20, timeoutMs = 60_000): Promise<{ waitedS: number; cpuPct: number }> {
+  const t0 = performance.now();
+  const ticks = (): number => pids().reduce((a, p) => a + procStat(p).cpuTicks, 0);
+  for (;;) {
+    const before = ticks();
+    await new Promise((r) => setTimeout(r, 1000));
+    // Clock ticks are 1/100 s: ticks per second = % of a core.
+    const cpuPct = ticks() - before;
+    const waitedS = Number(((performance.now() - t0) / 1000).toFixed(1));
+    if (cpuPct < maxPct || performance.now() - t0 > timeoutMs) return { waitedS, cpuPct };
+  }
 }
 
 export async function weightsBench(args: string[]): Promise<Record<string, unknown>> {
@@ -114,6 +133,12 @@ export async function weightsBench(args: string[]): Promise<Record<string, unkno
       process.stderr.write(`bench weights: waiting for ${nActors} actors to start\n`);
       await system.waitForActors(nActors, { timeoutMs: 300_000 });
       await allSwapped(0, 300_000);
+      // Then until the actors' start-up is over (their browsers' own start-up work included): 8
+      // actors starting at once hold the 2 cores for seconds after they run v0, and v1 then
+      // measured that start (687 and 1058 ms on 2026-12-02, against 64–266 for v2–v20). In a run
+      // the first update comes a round after the fleet started.
+      const settle = await waitForQuiet(() => names.flatMap((n) => [system.process(n).pid ?? 0, ...system.process(n).descendantPids()]));
+      process.stderr.write(`bench weights: actors quiet after ${settle.waitedS} s (${settle.cpuPct} % of a core over the last second)\n`);
 
       const lag: number[] = [];
       const perActor: number[] = [];
@@ -137,6 +162,7 @@ export async function weightsBench(args: string[]): Promise<Record<string, unkno
         per_actor_p99_ms: quantile(perActor, 0.99),
         cpus: os.cpus().length,
         load_avg_1m: r1(os.loadavg()[0] ?? 0),
+        settle_s: settle.waitedS,
         wall_s: r1((Date.now() - t0) / 1000),
         p50_ms: quantile(lag, 0.5),
         p99_ms: quantile(lag, 0.99),
