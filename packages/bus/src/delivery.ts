@@ -44,6 +44,12 @@ export interface Delivery<T> {
    * actor calls it every step; the clock is reset often enough either way).
    */
   working(): void;
+  /**
+   * Lets go of the message's bytes (for a consumer that holds the message unacked for long and
+   * keeps what it needs of it elsewhere): ack, nak, working() and header() still work; `data` is
+   * empty from then on, and term() refuses (it would dead-letter nothing: nak instead).
+   */
+  releaseData(): void;
 }
 
 export interface DeliveryDeps {
@@ -58,8 +64,12 @@ export interface DeliveryDeps {
   workingMinGapMs: number;
 }
 
+const EMPTY = new Uint8Array(0);
+
 export class DeliveryImpl<T> implements Delivery<T> {
   private state: 'open' | 'acked' | 'naked' | 'termed' = 'open';
+  /** releaseData() was called. */
+  private released = false;
   /** When the ack_wait clock was last reset by this client (the delivery, or a working() sent). */
   private resetAt = performance.now();
 
@@ -79,7 +89,7 @@ export class DeliveryImpl<T> implements Delivery<T> {
     return this.m.subject;
   }
   get data(): Uint8Array {
-    return this.m.data;
+    return this.released ? EMPTY : this.m.data;
   }
   get seq(): number {
     return this.m.seq;
@@ -122,6 +132,7 @@ export class DeliveryImpl<T> implements Delivery<T> {
 
   async term(reason: string, dlqReason: DlqReason = DlqReason.Terminated): Promise<void> {
     if (this.state !== 'open') return;
+    if (this.released) throw new BusError(BusErrorCode.InvalidArgument, `term() of ${this.stream}#${this.seq} after releaseData(): its bytes are gone, so the dead letter would hold nothing (nak it instead)`);
     this.state = 'termed';
     try {
       await publishDeadLetter(this.deps.ctx, deadLetterOf(this.m, this.deps.consumer, dlqReason, reason));
@@ -132,6 +143,18 @@ export class DeliveryImpl<T> implements Delivery<T> {
     }
     if (this.deps.termReasons) this.m.term(reason.replace(/[\r\n]+/g, ' ').slice(0, 256));
     else this.m.term();
+  }
+
+  releaseData(): void {
+    if (this.released) return;
+    // Headers are parsed from the bytes on first read: parsed now, they stay readable.
+    void this.m.headers;
+    this.released = true;
+    // nats-core's MsgImpl keeps the delivered bytes (headers and payload) in `_rdata`, and answers
+    // an empty payload when it is unset; the ack subject is kept apart. Checked by the bus tests
+    // against the client version (a moved field fails them).
+    const msg = (this.m as unknown as { msg?: { _rdata?: Uint8Array | undefined } }).msg;
+    if (msg && '_rdata' in msg) msg._rdata = undefined;
   }
 
   working(): void {

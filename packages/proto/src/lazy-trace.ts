@@ -28,8 +28,19 @@ const STEP_INDEX = 1;
 
 /** Bytes of the traces not decoded yet, by the step object holding them. */
 const pending = new WeakMap<object, Uint8Array>();
-/** Bytes of each step not decoded yet, by the trajectory holding them. */
-const pendingSteps = new WeakMap<Trajectory, Uint8Array[]>();
+/** The steps of a trajectory not decoded yet: their bytes in memory, or spilled (spillSteps). */
+interface PendingSteps {
+  readonly count: number;
+  readonly spilled: boolean;
+  /** Each step's bytes (read back first when spilled). */
+  views(): Uint8Array[];
+}
+/** Steps not decoded yet, by the trajectory holding them. */
+const pendingSteps = new WeakMap<Trajectory, PendingSteps>();
+
+function inMemory(views: Uint8Array[]): PendingSteps {
+  return { count: views.length, spilled: false, views: () => views };
+}
 
 class WireError extends Error {}
 
@@ -305,7 +316,7 @@ function attachSteps(traj: Trajectory, found: Uint8Array[], delivered: Uint8Arra
       views.push(v);
     }
   }
-  pendingSteps.set(traj, views);
+  pendingSteps.set(traj, inMemory(views));
   const settle = (v: Step[]): void => {
     pendingSteps.delete(traj);
     Object.defineProperty(traj, 'steps', { value: v, writable: true, enumerable: true, configurable: true });
@@ -314,7 +325,7 @@ function attachSteps(traj: Trajectory, found: Uint8Array[], delivered: Uint8Arra
     enumerable: true,
     configurable: true,
     get(): Step[] {
-      const v = views.map(decodeStep);
+      const v = (pendingSteps.get(traj)?.views() ?? []).map(decodeStep);
       settle(v);
       return v;
     },
@@ -367,7 +378,42 @@ export function decodeScoredLazy(bytes: Uint8Array): MessageShape<typeof ScoredT
 
 /** Number of steps of `traj`, without decoding them when they are still encoded. */
 export function stepCount(traj: Trajectory): number {
-  return pendingSteps.get(traj)?.length ?? traj.steps.length;
+  return pendingSteps.get(traj)?.count ?? traj.steps.length;
+}
+
+/**
+ * Stores the bytes of a trajectory's steps elsewhere (`chunks`, one per step, in order) and returns
+ * how to read them back (all of them, concatenated), or null to keep them in memory (e.g. the
+ * store failed).
+ */
+export type StepSpillWriter = (chunks: readonly Uint8Array[]) => (() => Uint8Array) | null;
+
+/**
+ * Moves the steps of `traj` that are still encoded (decodeTrajectoryLazy / decodeScoredLazy) out
+ * of memory through `write`: the trajectory then holds no step bytes, and reading its steps or
+ * stepTraces() reads them back through what `write` returned (each time, until the steps are
+ * decoded: a decoded `steps` stays in memory like any field). Returns the bytes moved: 0 when the
+ * steps are decoded already, spilled already, or `write` declined.
+ */
+export function spillSteps(traj: Trajectory, write: StepSpillWriter): number {
+  const p = pendingSteps.get(traj);
+  if (!p || p.spilled) return 0;
+  const views = p.views();
+  const read = write(views);
+  if (!read) return 0;
+  const lengths = views.map((v) => v.length);
+  const total = lengths.reduce((a, b) => a + b, 0);
+  pendingSteps.set(traj, {
+    count: views.length,
+    spilled: true,
+    views: () => {
+      const all = read();
+      if (all.length !== total) throw new ProtoError(ProtoErrorCode.Undecodable, StepSchema.typeName, `spilled steps read back as ${all.length} bytes, ${total} were written`);
+      let at = 0;
+      return lengths.map((n) => all.subarray(at, (at += n)));
+    },
+  });
+  return total;
 }
 
 /**
@@ -376,9 +422,9 @@ export function stepCount(traj: Trajectory): number {
  * it like a step; reading its trace decodes that trace only).
  */
 export function stepTraces(traj: Trajectory): ReadonlyArray<{ readonly index: number; trace?: PolicyTrace | undefined }> {
-  const views = pendingSteps.get(traj);
-  if (!views) return traj.steps;
-  return views.map((v) => {
+  const pendingViews = pendingSteps.get(traj)?.views();
+  if (!pendingViews) return traj.steps;
+  return pendingViews.map((v) => {
     let index = 0;
     const traces: Uint8Array[] = [];
     walk(

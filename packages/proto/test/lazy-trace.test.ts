@@ -17,6 +17,7 @@ import {
   PointerTraceSchema,
   ScoredTrajectorySchema,
   shareTrace,
+  spillSteps,
   stepCount,
   StepSchema,
   stepTraces,
@@ -113,6 +114,64 @@ void test('a lazily decoded scored trajectory (as the judge sends it: trajectory
   const copied = structuredClone(decodeScoredLazy(bytes));
   assert.equal(copied.trajectory?.steps[0]?.trace?.kind.case, 'pointer');
   assert.ok(equals(ScoredTrajectorySchema, clone(ScoredTrajectorySchema, lazy), decode(ScoredTrajectorySchema, bytes)));
+});
+
+void test('spilled steps leave the trajectory and are read back whole wherever steps are read; a declined spill keeps them', () => {
+  const t = trajectory(4);
+  const scored = make(ScoredTrajectorySchema, { trajectoryId: t.trajectoryId, verdict: create(VerdictSchema, { reward: 1, success: true }), trainable: true });
+  const bytes = encodeWithField(ScoredTrajectorySchema, scored, 'trajectory', encode(TrajectorySchema, t));
+  const full = decode(ScoredTrajectorySchema, bytes);
+  // A store that copies what it is given and counts its reads.
+  const stored: Uint8Array[] = [];
+  let reads = 0;
+  const write = (chunks: readonly Uint8Array[]) => {
+    const copy = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const c of chunks) {
+      copy.set(c, at);
+      at += c.length;
+    }
+    stored.push(copy);
+    return () => {
+      reads++;
+      return copy.slice();
+    };
+  };
+  const lazy = decodeScoredLazy(bytes);
+  const moved = spillSteps(lazy.trajectory!, write);
+  assert.equal(moved, stored[0]?.length);
+  assert.ok(moved > 0 && moved < bytes.length);
+  assert.equal(spillSteps(lazy.trajectory!, write), 0, 'spilled once');
+  bytes.fill(0); // the delivered bytes are gone: nothing may still read them
+  assert.equal(stepCount(lazy.trajectory!), 4, 'counted without a read');
+  assert.equal(reads, 0);
+  const holders = stepTraces(lazy.trajectory!);
+  assert.equal(reads, 1);
+  assert.deepEqual(
+    holders.map((h) => [h.index, traceKind(h)]),
+    [
+      [0, 'pointer'],
+      [1, 'tokens'],
+      [2, undefined],
+      [3, 'pointer'],
+    ],
+  );
+  assert.deepEqual(holders[0]!.trace?.kind.case === 'pointer' ? holders[0]!.trace.kind.value.featureIndex : null, [5, 9, 300000]);
+  assert.ok(equals(ScoredTrajectorySchema, lazy, full), 'the steps read back equal the full decoding');
+  assert.equal(reads, 2);
+  assert.equal(spillSteps(lazy.trajectory!, write), 0, 'decoded steps are not spilled');
+
+  const kept = decodeTrajectoryLazy(encode(TrajectorySchema, t));
+  assert.equal(
+    spillSteps(kept, () => null),
+    0,
+  );
+  assert.ok(equals(TrajectorySchema, kept, t), 'declined: the steps stayed in memory');
+
+  // A store that hands back other bytes than it was given is named, not decoded as something else.
+  const bad = decodeTrajectoryLazy(encode(TrajectorySchema, t));
+  spillSteps(bad, () => () => new Uint8Array(3));
+  assert.throws(() => bad.steps, (e: unknown) => isProtoError(e) && /spilled steps read back as 3 bytes/.test((e as Error).message));
 });
 
 void test('shareTrace hands an encoded trace on still encoded; a written trace replaces it', () => {

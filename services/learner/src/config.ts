@@ -53,6 +53,8 @@ export interface LearnerConfig {
   /** Finished rounds whose groups and scored trajectories stay in memory for ListGroups/GetTrajectory. */
   keepRounds: number;
   resume: boolean;
+  /** OWRL_SPILL_STEPS: held results' steps go to `<data dir>/<run>/spill` until read (step-spill.ts). */
+  spillSteps: boolean;
   controlToken: string;
   metricsPort: number;
   seed: number;
@@ -180,6 +182,7 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     keepArtifacts: envInt('OWRL_KEEP_ARTIFACTS', 5, env, 0),
     keepRounds: envInt('OWRL_KEEP_ROUNDS', DEFAULT_KEEP_ROUNDS, env, 0),
     resume: envBool('OWRL_RESUME', false, env),
+    spillSteps: envBool('OWRL_SPILL_STEPS', true, env),
     controlToken: envString('OWRL_CONTROL_TOKEN', '', env),
     metricsPort: port('OWRL_METRICS_PORT', 0, env),
     seed: envInt('OWRL_SEED', 1, env),

@@ -43,6 +43,7 @@ import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
 import { bigMapFromJson, bigMapToJson, countersFromJson, countersToJson, type CheckpointStore, type PendingUpdateJson, type RestoredCheckpoint, type RoundFile } from './checkpoint.js';
 import type { LearnerConfig } from './config.js';
+import type { StepSpill } from './step-spill.js';
 import { RunControl } from './control.js';
 import { CrashPoints } from './crash-point.js';
 import { withRetry, type RetryOptions } from './failure-policy.js';
@@ -78,6 +79,8 @@ export interface LearnerDeps {
   incarnation: number;
   metrics: LearnerMetrics;
   logger: Logger;
+  /** Where held results' steps go until read (OWRL_SPILL_STEPS); absent: they stay in memory. */
+  spill?: StepSpill;
 }
 
 /** How long a blacklist look-up is reused, and the poll interval while every task host is blocked. */
@@ -392,6 +395,18 @@ export class Learner {
    * megabytes; writing it after every dispatch batch and result made the learner's ingestion
    * O(pending groups) per trajectory: 60 % of its CPU at 2000 slots).
    */
+  /**
+   * A result held until its round's update is checkpointed (and readable for the rounds kept):
+   * its steps go to the spill (when there is one) and its delivery lets go of the bytes, so what
+   * the learner holds per result is its decoded fields, not its payload.
+   */
+  private hold(ev: Pending): void {
+    const spill = this.d.spill;
+    if (!spill) return;
+    if (ev.scored.trajectory) spill.spill(ev.scored.trajectory);
+    ev.delivery.releaseData();
+  }
+
   private saveRound(ledger: RoundLedger, stats: RoundStats): void {
     this.roundDirty = false;
     this.roundSavedAt = Date.now();
@@ -644,6 +659,7 @@ export class Learner {
         }
       }
       stats.inFlight(ledger.inFlight());
+      this.hold(ev);
       this.saveRoundSoon(ledger, stats);
       store.change('progress', () => {});
       if (ledger.inFlight() > 0) this.crash.hit('in_flight');

@@ -21,6 +21,7 @@ import { createLearnerMetrics } from './metrics.js';
 import type { RemoteTrainerBinding } from './publisher.js';
 import { RunStateStore } from './run-state-store.js';
 import { TaskScheduler } from './scheduler.js';
+import { StepSpill } from './step-spill.js';
 import { loadTasks } from './task-source.js';
 
 /**
@@ -107,7 +108,8 @@ runService({
     const fleet = new FleetView({ actors: await ActorRegistry.open(bus), blacklist }, store, logger);
     await fleet.start();
 
-    const learner = new Learner({ config, bus, store, scheduler, model, trainer, ...(remoteTrainer ? { remoteTrainer } : {}), artifacts, weights, blacklist, checkpoints, updatesDir: path.join(runDir, 'updates'), restored, incarnation, metrics, logger });
+    const spill = config.spillSteps ? new StepSpill(path.join(runDir, 'spill'), { logger }) : undefined;
+    const learner = new Learner({ config, bus, store, scheduler, model, trainer, ...(remoteTrainer ? { remoteTrainer } : {}), ...(spill ? { spill } : {}), artifacts, weights, blacklist, checkpoints, updatesDir: path.join(runDir, 'updates'), restored, incarnation, metrics, logger });
     const grpcServer = new LearnerGrpcServer(store, learner.control, { port: config.grpcPort, host: config.grpcHost, controlToken: config.controlToken, logger });
     const grpcPort = await grpcServer.start();
     grpcServer.setServing(true);
@@ -136,6 +138,8 @@ runService({
         await grpcServer.close();
         await artifacts.close();
         await remoteTrainer?.trainer.close();
+        // Last: the gRPC server read held trajectories' steps from it until it closed.
+        spill?.close();
       },
     };
   },
