@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunPhase } from '@owrl/proto';
-import { startSystem, waitForSettledCounts } from '@owrl/testkit';
+import { SHORT_RUN_ENV, startSystem, waitForSettledCounts } from '@owrl/testkit';
 
 const MAX_STALENESS = 1;
 
@@ -18,18 +18,13 @@ void test('async mode: continuous dispatch, carried-over groups survive a learne
     slots: 2,
     autostart: { learner: false },
     learnerEnv: {
+      ...SHORT_RUN_ENV,
       OWRL_MODE: 'async',
       OWRL_MAX_STALENESS: String(MAX_STALENESS),
       OWRL_ROUNDS: '4',
       OWRL_GROUPS_PER_ROUND: '1',
       OWRL_MAX_GROUPS_PER_ROUND: '3',
       OWRL_GROUP_SIZE: '2',
-      OWRL_CURRICULUM: '1:3',
-      OWRL_DIFFICULTIES: '1',
-      OWRL_TASK_COUNT: '12',
-      OWRL_ROUND_TIMEOUT_S: '180',
-      OWRL_SCORED_ACK_WAIT_S: '3',
-      OWRL_RESUME: '1',
       OWRL_CRASH_AT: 'after_update:2',
     },
   });

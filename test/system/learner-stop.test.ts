@@ -12,40 +12,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { health, RunPhase, type RunState } from '@owrl/proto';
-import { startSystem, waitForSettledCounts, type OwrlSystem } from '@owrl/testkit';
+import { expectSettledCounts, SHORT_RUN_ENV, startSystem, type OwrlSystem } from '@owrl/testkit';
 
-const RUN = {
-  OWRL_GROUPS_PER_ROUND: '2',
-  OWRL_MAX_GROUPS_PER_ROUND: '2',
-  OWRL_GROUP_SIZE: '2',
-  OWRL_CURRICULUM: '1:3',
-  OWRL_DIFFICULTIES: '1',
-  OWRL_TASK_COUNT: '12',
-  OWRL_ROUND_TIMEOUT_S: '180',
-  OWRL_SCORED_ACK_WAIT_S: '3',
-  OWRL_RESUME: '1',
-};
+const RUN = { ...SHORT_RUN_ENV, OWRL_GROUPS_PER_ROUND: '2', OWRL_MAX_GROUPS_PER_ROUND: '2', OWRL_GROUP_SIZE: '2' };
 
 /** Waits for a round in progress: rollouts dispatched, some still out, none of its results trained. */
 function midRound(sys: OwrlSystem): Promise<RunState> {
   return sys.waitForState('a round in flight', (s) => (s.counters?.dispatched ?? 0n) > 0n && (s.counters?.inFlight ?? 0n) > 0n && s.rounds.length === 0, { timeoutMs: 3 * 60_000, intervalMs: 100 });
-}
-
-/** Every dispatched rollout scored once, and each scored result taken in, excluded or dropped as late once. */
-async function assertSettled(sys: OwrlSystem): Promise<RunState> {
-  const settled = await waitForSettledCounts(sys);
-  const c = settled.state.counters!;
-  assert.equal(c.dispatched, BigInt(settled.dispatched), 'every dispatch is counted once');
-  assert.equal(BigInt(settled.scored), c.trainable + c.excluded + c.lateDropped, 'every scored result is ingested, excluded or dropped once');
-  assert.equal(c.scoredIngested, c.trainable + c.excluded);
-  assert.equal(
-    Object.values(settled.state.excluded).reduce((a, b) => a + b, 0n),
-    c.excluded,
-    'exclusions add up by cause',
-  );
-  assert.equal(c.inFlight, 0n);
-  assert.equal(BigInt(settled.state.rounds.reduce((a, r) => a + r.episodes, 0)), c.trainable, 'trainable results = episodes of the finished rounds (none used twice)');
-  return settled.state;
 }
 
 void test('SIGTERM in the middle of a round: exit 0, the truncated round is not trained, the next start runs it whole', { timeout: 8 * 60_000 }, async () => {
@@ -79,7 +52,7 @@ void test('SIGTERM in the middle of a round: exit 0, the truncated round is not 
       [[0, 4]],
       'round 0 ran whole: 2 groups × 2 rollouts',
     );
-    const s = await assertSettled(sys);
+    const s = (await expectSettledCounts(sys)).state;
     const published = learner
       .jsonLines()
       .slice(linesBefore)
@@ -140,7 +113,7 @@ void test('a fatal error in the middle of a run: FAILED with its reason to a wat
       done.rounds.map((r) => Number(r.round)),
       [0, 1],
     );
-    await assertSettled(sys);
+    await expectSettledCounts(sys);
     assert.equal(sys.failure(), null);
   } finally {
     await sys.dispose();

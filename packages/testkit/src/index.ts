@@ -18,7 +18,7 @@ export {
   type RegisteredActor,
   type SystemOptions,
 } from './system.js';
-export { waitForSettledCounts, type SettledCounts } from './settled-counts.js';
+export { expectSettledCounts, SHORT_RUN_ENV, waitForSettledCounts, type SettledCounts } from './settled-counts.js';
 export { descendants as procDescendants, isAlive, readStat as readProcStat, type ProcInfo } from './proc-tree.js';
 export {
   startChatServer,

@@ -1,6 +1,7 @@
 // The end of a run's accounting, read from the bus and the learner together: nothing queued in
 // OWRL_TASKS, nothing pending or unacked on the run's learner consumer, every dispatch stored once
 // and every scored message counted by the learner as trainable, excluded or late.
+import assert from 'node:assert/strict';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { RunState } from '@owrl/proto';
 import type { OwrlSystem } from './system.js';
@@ -37,3 +38,40 @@ export async function waitForSettledCounts(sys: Pick<OwrlSystem, 'natsConnection
   }
   throw new Error(`counts never settled within ${timeoutMs} ms: ${last}`);
 }
+
+/**
+ * Waits for the run's counts to settle, then checks its ledger: every dispatch stored once; every
+ * scored result taken in, excluded (the causes adding up) or dropped as late once; nothing in
+ * flight; and the trainable results exactly the episodes of the finished rounds (none used twice).
+ * @throws AssertionError naming the count that does not hold.
+ */
+export async function expectSettledCounts(sys: Pick<OwrlSystem, 'natsConnection' | 'runId' | 'runState'>, timeoutMs = 120_000): Promise<SettledCounts> {
+  const settled = await waitForSettledCounts(sys, timeoutMs);
+  const s = settled.state;
+  const c = s.counters!;
+  assert.equal(c.dispatched, BigInt(settled.dispatched), 'every dispatch is counted once');
+  assert.equal(BigInt(settled.scored), c.trainable + c.excluded + c.lateDropped, 'every scored result is ingested, excluded or dropped as late once');
+  assert.equal(c.scoredIngested, c.trainable + c.excluded);
+  assert.equal(
+    Object.values(s.excluded).reduce((a, b) => a + b, 0n),
+    c.excluded,
+    'exclusions add up by cause',
+  );
+  assert.equal(c.inFlight, 0n);
+  assert.equal(BigInt(s.rounds.reduce((a, r) => a + r.episodes, 0)), c.trainable, 'trainable results = episodes of the finished rounds (none used twice)');
+  return settled;
+}
+
+/**
+ * Learner settings of the whole-system tests' short runs: 1–3-step tasks of difficulty 1 from a
+ * pool of 12, a round timeout no test reaches, a 3 s scored ack_wait (what a killed learner held
+ * comes back within seconds), and resume on (a restarted learner takes its run up).
+ */
+export const SHORT_RUN_ENV: Readonly<Record<string, string>> = {
+  OWRL_CURRICULUM: '1:3',
+  OWRL_DIFFICULTIES: '1',
+  OWRL_TASK_COUNT: '12',
+  OWRL_ROUND_TIMEOUT_S: '180',
+  OWRL_SCORED_ACK_WAIT_S: '3',
+  OWRL_RESUME: '1',
+};

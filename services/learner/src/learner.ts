@@ -26,13 +26,9 @@ import {
   toJson,
   RolloutRequestSchema,
   RoundSummarySchema,
-  DifficultyStatSchema,
-  SuiteStatSchema,
   RunPhase,
   ScoredTrajectorySchema,
   decodeScoredLazy,
-  stepCount,
-  StalenessStatSchema,
   type RoundSummary,
   type ScoredTrajectory,
 } from '@owrl/proto';
@@ -53,6 +49,8 @@ import type { LearnerMetrics } from './metrics.js';
 import { PolicyPublisher, type RemoteTrainerBinding } from './publisher.js';
 import { REASON_STALE, RoundLedger, type GroupState, type IngestResult, type Redispatch } from './round-ledger.js';
 import { RoundStats } from './round-stats.js';
+import { meanReward, summarizeRound } from './round-summary.js';
+import { StalenessBook } from './staleness.js';
 import { SettledIds } from './settled-ids.js';
 import { recordUpdateHealth } from './update-health.js';
 import type { RunStateStore } from './run-state-store.js';
@@ -139,8 +137,8 @@ export class Learner {
   private readonly retry: RetryOptions;
   /** Ids the last two round ends settled (their acks may not have landed before a crash). */
   private settled = new SettledIds();
-  /** Async mode: staleness of the trained trajectories over the run (count per lag); the stale drops are counters.staleDropped. */
-  private readonly staleness = { counts: [] as number[] };
+  /** Async mode: staleness of the trained trajectories over the run (the stale drops are counters.staleDropped). */
+  private readonly stale: StalenessBook;
   private consumer: { stop(): Promise<void> } | null = null;
   private loop: Promise<void> | null = null;
   private draining: Promise<void> | null = null;
@@ -161,6 +159,7 @@ export class Learner {
 
   constructor(private readonly d: LearnerDeps) {
     this.curriculum = new Curriculum(d.config.curriculum);
+    this.stale = new StalenessBook(d.store, d.metrics.staleness, d.config.maxStaleness);
     this.rng = new SeededRng(d.config.seed);
     this.inbox = new Inbox(Math.max(500, Math.floor(d.config.scoredAckWaitMs / 3)));
     this.control = new RunControl(d.store, () => this.inbox.notify(), { keepRounds: d.config.keepRounds });
@@ -233,7 +232,7 @@ export class Learner {
         this.hosts.restore(loop.hostWindows);
         this.settled = new SettledIds(loop.settledIds);
         if (loop.staleness) {
-          this.staleness.counts = [...loop.staleness.counts];
+          this.stale.restore(loop.staleness.counts);
         }
       }
       store.change('snapshot', (s) => {
@@ -296,7 +295,7 @@ export class Learner {
     store.change('phase', (s) => {
       s.phase = RunPhase.RUNNING;
     });
-    this.publishStaleness();
+    this.stale.publish();
     try {
       let last: RoundLedger | null = null;
       let end: RoundEnd = 'finished';
@@ -520,7 +519,7 @@ export class Learner {
         s.terminations = bigMapFromJson(resumed.terminations);
         s.excluded = bigMapFromJson(resumed.excluded);
       });
-      if (async) this.publishStaleness();
+      if (async) this.stale.publish();
       stats.restore(resumed.round ?? {});
       this.control.remember(ledger);
       dispatchedGroups = ledger.groups.size;
@@ -642,7 +641,7 @@ export class Learner {
       if (res.kind === 'trainable' || res.kind === 'restored') {
         this.d.scheduler.record(res.group.task.id, ev.scored.verdict?.reward ?? 0);
       } else {
-        if (res.reason === REASON_STALE) this.countStale(1);
+        if (res.reason === REASON_STALE) this.stale.dropped(1);
         else if (ev.scored.trajectory?.termination?.reason === REASON_POLICY_BEHIND) store.mutable.counters!.handedBack += 1n;
         else await this.hosts.observe(ev.scored);
         if (res.redispatch) {
@@ -670,12 +669,12 @@ export class Learner {
     // starts from the version it makes.
     await this.commitPending(ledger, stats);
     const kept = ledger.byFate('kept');
-    const summary = this.summarize(ledger, round, maxSteps, stats);
+    const summary = summarizeRound(ledger, round, maxSteps, stats, this.policyVersion);
     if (async && !lastRound && kept.length > 0) return this.overlapUpdate(round, t0, ledger, stats, kept, summary, deliveries);
 
     // Train → checkpoint → publish → ack.
     if (kept.length > 0) {
-      summary.stalenessCounts = this.recordStaleness(kept);
+      summary.stalenessCounts = this.stale.record(kept, this.policyVersion);
       const tu = Date.now();
       const u = await this.publisher.train(kept, this.policyVersion);
       recordUpdateHealth(summary, u.epochs, this.d.metrics);
@@ -724,7 +723,7 @@ export class Learner {
     summary: RoundSummary,
     deliveries: Pending[],
   ): Promise<{ ledger: RoundLedger; end: RoundEnd; carry: Carry | null }> {
-    summary.stalenessCounts = this.recordStaleness(kept);
+    summary.stalenessCounts = this.stale.record(kept, this.policyVersion);
     const target = this.policyVersion + 1;
     await this.publisher.writeAhead(kept, this.policyVersion);
     const next = ledger.pendingGroups() > 0 ? this.carry(ledger, stats, round, target) : null;
@@ -742,7 +741,7 @@ export class Learner {
     const carried = ledger.carryOver(round + 1);
     const expired = carried.expireStale(version - this.d.config.maxStaleness);
     stats.expiredStale(expired.expired.length);
-    this.countStale(expired.expired.length);
+    this.stale.dropped(expired.expired.length);
     return { ledger: carried, held: [], redispatch: expired.redispatch };
   }
 
@@ -779,7 +778,7 @@ export class Learner {
         terminations: bigMapToJson(s.terminations),
         excluded: bigMapToJson(s.excluded),
         ...(carry ? { carry: carry.toJSON() } : {}),
-        staleness: { counts: [...this.staleness.counts], dropped: Number(s.counters!.staleDropped) },
+        staleness: { counts: this.stale.counts(), dropped: Number(s.counters!.staleDropped) },
         ...(pendingUpdate ? { pendingUpdate } : {}),
       },
     });
@@ -930,91 +929,12 @@ export class Learner {
     return this.scoredMaxAckPending;
   }
 
-  /** Counts results dropped as stale (async). */
-  private countStale(n: number): void {
-    if (n === 0) return;
-    this.d.store.mutable.counters!.staleDropped += BigInt(n);
-    this.publishStaleness();
-  }
-
-  /** Staleness of the trajectories an update trains (versions behind the policy they update); returns the round's counts per lag. */
-  private recordStaleness(kept: GroupState[]): number[] {
-    const round: number[] = [];
-    for (const g of kept) {
-      for (const s of g.samples) {
-        const lag = Math.max(0, this.policyVersion - Number(s.scored?.trajectory?.policyVersion ?? 0n));
-        round[lag] = (round[lag] ?? 0) + 1;
-        this.staleness.counts[lag] = (this.staleness.counts[lag] ?? 0) + 1;
-        this.d.metrics.staleness.observe(lag);
-      }
-    }
-    this.publishStaleness();
-    return Array.from(round, (n) => n ?? 0);
-  }
-
-  /** RunState.staleness from the run's counts. */
-  private publishStaleness(): void {
-    const counts = Array.from(this.staleness.counts, (n) => n ?? 0);
-    this.d.store.change('progress', (s) => {
-      s.staleness = make(StalenessStatSchema, {
-        maxStaleness: this.d.config.maxStaleness,
-        counts: counts.map(BigInt),
-        p50: quantile(counts, 0.5),
-        p99: quantile(counts, 0.99),
-        dropped: s.counters?.staleDropped ?? 0n,
-      });
-    });
-  }
-
   /** Queue lag of every ingested result (dispatch to the actor's start) and its ingest lag (judged to ingested). */
   private observeLag(scored: ScoredTrajectory): void {
     const traj = scored.trajectory;
     const req = traj?.request;
     if (req && traj.startedAtMs > 0n && req.dispatchedAtMs > 0n) this.d.metrics.queueLagSeconds.observe(Math.max(0, Number(traj.startedAtMs - req.dispatchedAtMs) / 1000));
     if (scored.judgedAtMs > 0n) this.d.metrics.ingestLagSeconds.observe(Math.max(0, Date.now() - Number(scored.judgedAtMs)) / 1000);
-  }
-
-  /** The round's summary, computed once from the ledger's decided groups. */
-  private summarize(ledger: RoundLedger, round: number, maxSteps: number, stats: RoundStats): RoundSummary {
-    const summary = make(RoundSummarySchema, { round: BigInt(round), policyVersion: BigInt(this.policyVersion), maxSteps });
-    const byDifficulty = new Map<number, { episodes: number; successes: number }>();
-    const bySuite = new Map<string, { episodes: number; successes: number }>();
-    let steps = 0;
-    for (const g of ledger.groups.values()) {
-      // Async: groups still in flight belong to the round that decides them.
-      if (g.fate === 'pending') continue;
-      if (g.fate === 'kept') summary.groupsKept += 1;
-      else if (g.fate === 'dropped_all_zero') summary.groupsDroppedAllZero += 1;
-      else if (g.fate === 'dropped_all_one') summary.groupsDroppedAllOne += 1;
-      for (const s of g.samples) {
-        if (s.status !== 'done' || !s.scored) continue;
-        const reward = s.scored.verdict?.reward ?? 0;
-        const win = reward > 0.5 ? 1 : 0;
-        summary.episodes += 1;
-        summary.successes += win;
-        steps += s.scored.trajectory ? stepCount(s.scored.trajectory) : 0;
-        const d = byDifficulty.get(g.task.difficulty) ?? { episodes: 0, successes: 0 };
-        d.episodes += 1;
-        d.successes += win;
-        byDifficulty.set(g.task.difficulty, d);
-        const suite = g.task.suite || '(none)';
-        const su = bySuite.get(suite) ?? { episodes: 0, successes: 0 };
-        su.episodes += 1;
-        su.successes += win;
-        bySuite.set(suite, su);
-      }
-    }
-    summary.terminations = { ...stats.terminations };
-    summary.excluded = { ...stats.excluded };
-    summary.successRate = summary.episodes > 0 ? summary.successes / summary.episodes : 0;
-    summary.meanSteps = summary.episodes > 0 ? steps / summary.episodes : 0;
-    summary.byDifficulty = [...byDifficulty.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([difficulty, v]) => make(DifficultyStatSchema, { difficulty, episodes: v.episodes, successes: v.successes }));
-    summary.bySuite = [...bySuite.entries()]
-      .sort((a, b) => a[0].localeCompare(b[0]))
-      .map(([suite, v]) => make(SuiteStatSchema, { suite, episodes: v.episodes, successes: v.successes }));
-    return summary;
   }
 
   /**
@@ -1038,32 +958,4 @@ export class Learner {
     });
     return n;
   }
-}
-
-/** Mean reward of the round's scored rollouts (0 when none). */
-function meanReward(ledger: RoundLedger): number {
-  let sum = 0;
-  let n = 0;
-  for (const g of ledger.groups.values()) {
-    if (g.fate === 'pending') continue;
-    for (const s of g.samples) {
-      if (s.status !== 'done' || !s.scored) continue;
-      sum += s.scored.verdict?.reward ?? 0;
-      n += 1;
-    }
-  }
-  return n > 0 ? sum / n : 0;
-}
-
-/** The q-quantile of a histogram given as counts per integer value (0 when empty). */
-function quantile(counts: readonly number[], q: number): number {
-  const total = counts.reduce((a, b) => a + b, 0);
-  if (total === 0) return 0;
-  const rank = Math.ceil(q * total);
-  let seen = 0;
-  for (let v = 0; v < counts.length; v++) {
-    seen += counts[v] ?? 0;
-    if (seen >= rank) return v;
-  }
-  return counts.length - 1;
 }
