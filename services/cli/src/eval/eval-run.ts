@@ -143,10 +143,13 @@ export async function runEval(o: EvalOptions, out: (line: string) => void): Prom
   const stop = new StopWatch(procs);
   try {
     if (queue.length > 0) {
-      broker = await startBroker(out);
-      const common = commonEnv(broker.url);
+      // The bundled sites first: their ports are the task file's, and a port the broker then takes
+      // as free can no longer be one of them (a nats-server once got the sites' port, which the
+      // test that wrote the task file had just released: EADDRINUSE).
       const origins = loopbackOrigins(tasksAll);
       sites = await sitesFor(origins, out);
+      broker = await startBroker(out);
+      const common = commonEnv(broker.url);
       bus = await connectBus({ servers: broker.url, name: 'owrl-eval', timeoutMs: 10_000 });
       await ensureTopology(bus);
       const weights = await WeightsPointer.open(bus);
