@@ -73,10 +73,11 @@ void test('a fatal error in the middle of a run: FAILED with its reason to a wat
     learner.start();
     await midRound(sys);
     const statuses: health.HealthCheckResponse_ServingStatus[] = [];
-    let healthEnded = false;
+    let healthEnded!: () => void;
+    const healthEnd = new Promise<void>((r) => (healthEnded = r));
     const healthWatch = client.watchHealth(
       (st) => statuses.push(st),
-      () => (healthEnded = true),
+      () => healthEnded(),
     );
     const watch = client.watchRun();
     const snapshot = await watch.next();
@@ -96,10 +97,10 @@ void test('a fatal error in the middle of a run: FAILED with its reason to a wat
     assert.equal(last?.failureCode, 'CHECKPOINT_FAILED');
     assert.ok(last?.message.includes(dir), `the reason names the folder: ${last?.message}`);
     assert.match(last?.message ?? '', /ENOTDIR/);
-    await new Promise((r) => setTimeout(r, 200));
+    // The health stream ends when the learner's server closes, after every status it sent.
+    await healthEnd;
     assert.ok(statuses.includes(health.HealthCheckResponse_ServingStatus.NOT_SERVING), `health went NOT_SERVING: ${statuses.join(',')}`);
     assert.equal(statuses[0], health.HealthCheckResponse_ServingStatus.SERVING);
-    assert.ok(healthEnded);
     healthWatch.close();
     const lines = learner.jsonLines();
     assert.ok(!lines.some((l) => l.msg === 'policy published' && Number(l.policyVersion) > 0), 'nothing was published that the checkpoint does not hold');

@@ -16,7 +16,7 @@
 // and a write that fails (a full disk) leaves that result's steps in memory, logged once.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spillSteps, type StepSpillWriter, type Trajectory } from '@owrl/proto';
+import { spillSteps, type Trajectory } from '@owrl/proto';
 import type { Logger } from '@owrl/telemetry';
 
 export interface StepSpillOptions {
@@ -57,9 +57,6 @@ export class StepSpill {
   private readonly minBytes: number;
   private readonly counts = { spilled: 0, spilledBytes: 0, failed: 0 };
   private readonly collected = new FinalizationRegistry<number>((id) => this.release(id));
-  /** Where the trajectory being spilled went (set by the writer, read by spill()). */
-  private lastSegment: Segment | null = null;
-  private readonly writer: StepSpillWriter = (chunks) => this.write(chunks);
 
   constructor(
     readonly dir: string,
@@ -76,9 +73,9 @@ export class StepSpill {
   /** Moves the still-encoded steps of `traj` to disk; returns the bytes moved (0: kept in memory). */
   spill(traj: Trajectory): number {
     if (this.closed) return 0;
-    this.lastSegment = null;
-    const n = spillSteps(traj, this.writer);
-    const seg = this.lastSegment as Segment | null;
+    let w: { seg: Segment; read: () => Uint8Array } | null = null;
+    const n = spillSteps(traj, (chunks) => (w = this.write(chunks))?.read ?? null);
+    const seg = (w as { seg: Segment } | null)?.seg;
     if (n > 0 && seg) {
       seg.live++;
       this.collected.register(traj, seg.id);
@@ -102,7 +99,8 @@ export class StepSpill {
     this.current = null;
   }
 
-  private write(chunks: readonly Uint8Array[]): (() => Uint8Array) | null {
+  /** Appends `chunks` to the current segment: where they went and how to read them back, or null (kept in memory). */
+  private write(chunks: readonly Uint8Array[]): { seg: Segment; read: () => Uint8Array } | null {
     const len = chunks.reduce((a, c) => a + c.length, 0);
     if (len < this.minBytes) return null;
     let seg: Segment;
@@ -124,8 +122,7 @@ export class StepSpill {
     }
     const at = seg.size;
     seg.size += len;
-    this.lastSegment = seg;
-    return () => readAt(seg, at, len);
+    return { seg, read: () => readAt(seg, at, len) };
   }
 
   private segmentFor(): Segment {
