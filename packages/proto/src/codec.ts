@@ -16,8 +16,16 @@ export function make<Desc extends DescMessage>(schema: Desc, init?: MessageInitS
   return msg;
 }
 
+/** Whether each schema has a `schema_version` field, looked up once per schema (make() runs for every nested message too). */
+const versioned = new WeakMap<DescMessage, boolean>();
+
 function hasSchemaVersion(schema: DescMessage): boolean {
-  return schema.fields.some((f) => f.name === 'schema_version');
+  let v = versioned.get(schema);
+  if (v === undefined) {
+    v = schema.fields.some((f) => f.name === 'schema_version');
+    versioned.set(schema, v);
+  }
+  return v;
 }
 
 /** Encodes a message; sets `schemaVersion` when the caller left it at 0. */
