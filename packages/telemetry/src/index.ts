@@ -2,8 +2,10 @@
 // prom-client Meter, and the /metrics + /healthz HTTP server. Libraries take the Logger and Meter
 // interfaces of @owrl/core instead; only @owrl/service calls these.
 export {
+  CENSOR,
   LOG_LEVELS,
   createLogger,
+  redactSecrets,
   silentLogger,
   type CreateLoggerOptions,
   type LogLevel,

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { MeterError, Secret } from '@owrl/core';
-import { createLogger, PromMeter, startMetricsServer } from '../src/index.js';
+import { CENSOR, createLogger, PromMeter, redactSecrets, startMetricsServer } from '../src/index.js';
 
 void test('PromMeter renders counters, gauges and histograms with the service label', async () => {
   const meter = new PromMeter('svc', { defaultMetrics: false });
@@ -92,6 +92,35 @@ void test('the logger redacts secrets: Secret values and password/token/seed fie
   assert.equal(lines[0]?.['service'], 'svc');
   assert.equal(lines[0]?.['actor'], 'a1');
   assert.deepEqual((lines[0]?.['config'] as { nats: unknown }).nats, { servers: ['nats://h:4222'], auth: { kind: 'user-password', user: 'owrl', password: '[redacted]' } });
+});
+
+void test('secrets are redacted in child bindings, errors, arrays and request headers, and the logged objects are left as they were', async () => {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (b: Buffer) => (text += b.toString()));
+  const log = createLogger('svc', { destination: out });
+  const child = log.child({ component: 'nats', token: 'child-tok-1' }).child({ auth: { password: 'grandchild-pw-2' } });
+  const err = Object.assign(new Error('connect failed'), { options: { user: 'u', pass: 'err-pass-3' } });
+  const fields = { err, list: [{ apiKey: 'list-key-4' }, 'x'], headers: { cookie: 'sid=cookie-5', accept: 'json', authorization: 'Basic hdr-6' }, plain: { cookie: 'kept' } };
+  child.error(fields, 'failed');
+  await log.flush();
+  for (const secret of ['child-tok-1', 'grandchild-pw-2', 'err-pass-3', 'list-key-4', 'cookie-5', 'hdr-6']) assert.ok(!text.includes(secret), `${secret} leaked: ${text}`);
+  const line = JSON.parse(text.trim()) as Record<string, unknown>;
+  assert.deepEqual([line['component'], line['token'], line['auth']], ['nats', CENSOR, { password: CENSOR }]);
+  // Still written as the error it is: its type, message and stack.
+  assert.deepEqual([(line['err'] as { type: string }).type, (line['err'] as { message: string }).message], ['Error', 'connect failed']);
+  assert.match((line['err'] as { stack: string }).stack, /^Error: connect failed\n/);
+  assert.deepEqual((line['err'] as { options: unknown }).options, { user: 'u', pass: CENSOR });
+  assert.deepEqual(line['list'], [{ apiKey: CENSOR }, 'x']);
+  assert.deepEqual(line['headers'], { cookie: CENSOR, accept: 'json', authorization: CENSOR });
+  // Only a request's headers lose their cookie.
+  assert.deepEqual(line['plain'], { cookie: 'kept' });
+  // The caller's objects are not changed.
+  assert.equal(err.options.pass, 'err-pass-3');
+  assert.equal(fields.headers.cookie, 'sid=cookie-5');
+  assert.deepEqual(redactSecrets({ a: { b: { c: { password: 'x' } } } }), { a: { b: { c: { password: CENSOR } } } });
+  const deeper = { a: { b: { c: { d: { password: 'below the searched levels' } } } } };
+  assert.equal(redactSecrets(deeper), deeper);
 });
 
 void test('a log line never repeats a key: a child or a call that binds a field again overrides it once', async () => {
