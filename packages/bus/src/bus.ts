@@ -9,6 +9,7 @@ import type { BusContext } from './context.js';
 import { BusError, BusErrorCode } from './errors.js';
 import { errFields, silentLogger, type Logger } from './logger.js';
 import { redactUrl, type NatsAuth } from './nats-settings.js';
+import { installOutboundWritev } from './outbound-writev.js';
 import { installPayloadBuffers } from './payload-buffer.js';
 import { installSharedCancelError } from './request-cancel.js';
 import { publishBytes, type PublishOptions, type PublishResult } from './publish.js';
@@ -62,6 +63,7 @@ function authOptions(auth: NatsAuth | undefined): Partial<ConnectionOptions> {
  */
 export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
   installPayloadBuffers();
+  installOutboundWritev();
   installSharedCancelError();
   const logger = (opts.logger ?? silentLogger).child({ component: 'bus' });
   const timeout = opts.timeoutMs ?? 5000;
