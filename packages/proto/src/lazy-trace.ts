@@ -34,6 +34,8 @@ interface PendingSteps {
   readonly spilled: boolean;
   /** Each step's bytes (read back first when spilled). */
   views(): Uint8Array[];
+  /** Spilled: reads them back without blocking, for the next views() (prefetchSteps). */
+  prefetch?(): Promise<void>;
 }
 /** Steps not decoded yet, by the trajectory holding them. */
 const pendingSteps = new WeakMap<Trajectory, PendingSteps>();
@@ -383,10 +385,17 @@ export function stepCount(traj: Trajectory): number {
 
 /**
  * Stores the bytes of a trajectory's steps elsewhere (`chunks`, one per step, in order) and returns
- * how to read them back (all of them, concatenated), or null to keep them in memory (e.g. the
+ * how to read them back (all of them, concatenated): a function, or a synchronous and an
+ * asynchronous reader (prefetchSteps uses the latter); or null to keep them in memory (e.g. the
  * store failed).
  */
-export type StepSpillWriter = (chunks: readonly Uint8Array[]) => (() => Uint8Array) | null;
+export type StepSpillWriter = (chunks: readonly Uint8Array[]) => (() => Uint8Array) | SpillReader | null;
+
+/** How spilled steps are read back: at once, or without blocking the caller's thread. */
+export interface SpillReader {
+  read(): Uint8Array;
+  readAsync(): Promise<Uint8Array>;
+}
 
 /**
  * Moves the steps of `traj` that are still encoded (decodeTrajectoryLazy / decodeScoredLazy) out
@@ -399,21 +408,50 @@ export function spillSteps(traj: Trajectory, write: StepSpillWriter): number {
   const p = pendingSteps.get(traj);
   if (!p || p.spilled) return 0;
   const views = p.views();
-  const read = write(views);
-  if (!read) return 0;
+  const got = write(views);
+  if (!got) return 0;
+  const reader: SpillReader | null = typeof got === 'function' ? null : got;
+  const read = typeof got === 'function' ? got : () => got.read();
   const lengths = views.map((v) => v.length);
   const total = lengths.reduce((a, b) => a + b, 0);
+  const split = (all: Uint8Array): Uint8Array[] => {
+    if (all.length !== total) throw new ProtoError(ProtoErrorCode.Undecodable, StepSchema.typeName, `spilled steps read back as ${all.length} bytes, ${total} were written`);
+    let at = 0;
+    return lengths.map((n) => all.subarray(at, (at += n)));
+  };
+  /** Read ahead by prefetch(), for the next views() only (then the steps are on disk alone again). */
+  let ahead: Uint8Array | null = null;
   pendingSteps.set(traj, {
     count: views.length,
     spilled: true,
     views: () => {
-      const all = read();
-      if (all.length !== total) throw new ProtoError(ProtoErrorCode.Undecodable, StepSchema.typeName, `spilled steps read back as ${all.length} bytes, ${total} were written`);
-      let at = 0;
-      return lengths.map((n) => all.subarray(at, (at += n)));
+      const all = ahead ?? read();
+      ahead = null;
+      return split(all);
     },
+    ...(reader
+      ? {
+          prefetch: async () => {
+            if (ahead) return;
+            const all = await reader.readAsync();
+            split(all);
+            ahead = all;
+          },
+        }
+      : {}),
   });
   return total;
+}
+
+/**
+ * Reads the spilled steps of `traj` (spillSteps) back without blocking this thread, for its next
+ * read (stepTraces, steps): a reader of many trajectories (the learner building an update) waits
+ * for the disk without stopping everything else. Nothing to do when the steps are in memory, or
+ * when the store has only a synchronous reader. Rejects when the store cannot read them back (or
+ * reads back other bytes than it was given).
+ */
+export async function prefetchSteps(traj: Trajectory): Promise<void> {
+  await pendingSteps.get(traj)?.prefetch?.();
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   PointerTraceSchema,
   ScoredTrajectorySchema,
   shareTrace,
+  prefetchSteps,
   spillSteps,
   stepCount,
   StepSchema,
@@ -172,6 +173,53 @@ void test('spilled steps leave the trajectory and are read back whole wherever s
   const bad = decodeTrajectoryLazy(encode(TrajectorySchema, t));
   spillSteps(bad, () => () => new Uint8Array(3));
   assert.throws(() => bad.steps, (e: unknown) => isProtoError(e) && /spilled steps read back as 3 bytes/.test((e as Error).message));
+});
+
+void test('spilled steps read back ahead without blocking serve the next read once; a store without an asynchronous reader, or in-memory steps, need none', async () => {
+  const t = trajectory(3);
+  const counts = { sync: 0, async: 0 };
+  let give: (b: Uint8Array) => Uint8Array = (b) => b;
+  const write = (chunks: readonly Uint8Array[]) => {
+    const copy = Buffer.concat(chunks.map((c) => Buffer.from(c)));
+    return {
+      read: () => {
+        counts.sync++;
+        return give(copy);
+      },
+      readAsync: async () => {
+        counts.async++;
+        await new Promise((r) => setImmediate(r));
+        return give(copy);
+      },
+    };
+  };
+  const lazy = decodeTrajectoryLazy(encode(TrajectorySchema, t));
+  assert.ok(spillSteps(lazy, write) > 0);
+  await prefetchSteps(lazy);
+  await prefetchSteps(lazy); // read ahead already: not again
+  assert.deepEqual(counts, { sync: 0, async: 1 });
+  assert.deepEqual(stepTraces(lazy).map((h) => h.index), [0, 1, 2]);
+  assert.deepEqual(counts, { sync: 0, async: 1 }, 'the read-ahead bytes served the read');
+  stepTraces(lazy);
+  assert.deepEqual(counts, { sync: 1, async: 1 }, 'once: the next read goes to the store again');
+  assert.ok(equals(TrajectorySchema, lazy, t));
+
+  // Other bytes than were written: the read-ahead is refused, named.
+  const bad = decodeTrajectoryLazy(encode(TrajectorySchema, t));
+  spillSteps(bad, write);
+  give = () => new Uint8Array(5);
+  await assert.rejects(prefetchSteps(bad), /spilled steps read back as 5 bytes/);
+
+  // Nothing to read ahead: in memory, or a store that reads synchronously only.
+  const inMemory = decodeTrajectoryLazy(encode(TrajectorySchema, t));
+  await prefetchSteps(inMemory);
+  const syncOnly = decodeTrajectoryLazy(encode(TrajectorySchema, t));
+  spillSteps(syncOnly, (chunks) => {
+    const copy = Buffer.concat(chunks.map((c) => Buffer.from(c)));
+    return () => copy;
+  });
+  await prefetchSteps(syncOnly);
+  assert.ok(equals(TrajectorySchema, syncOnly, t));
 });
 
 void test('shareTrace hands an encoded trace on still encoded; a written trace replaces it', () => {

@@ -16,7 +16,7 @@
 // and a write that fails (a full disk) leaves that result's steps in memory, logged once.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spillSteps, type Trajectory } from '@owrl/proto';
+import { spillSteps, type SpillReader, type Trajectory } from '@owrl/proto';
 import type { Logger } from '@owrl/telemetry';
 
 export interface StepSpillOptions {
@@ -73,7 +73,7 @@ export class StepSpill {
   /** Moves the still-encoded steps of `traj` to disk; returns the bytes moved (0: kept in memory). */
   spill(traj: Trajectory): number {
     if (this.closed) return 0;
-    let w: { seg: Segment; read: () => Uint8Array } | null = null;
+    let w: { seg: Segment; read: SpillReader } | null = null;
     const n = spillSteps(traj, (chunks) => (w = this.write(chunks))?.read ?? null);
     const seg = (w as { seg: Segment } | null)?.seg;
     if (n > 0 && seg) {
@@ -100,7 +100,7 @@ export class StepSpill {
   }
 
   /** Appends `chunks` to the current segment: where they went and how to read them back, or null (kept in memory). */
-  private write(chunks: readonly Uint8Array[]): { seg: Segment; read: () => Uint8Array } | null {
+  private write(chunks: readonly Uint8Array[]): { seg: Segment; read: SpillReader } | null {
     const len = chunks.reduce((a, c) => a + c.length, 0);
     if (len < this.minBytes) return null;
     let seg: Segment;
@@ -122,7 +122,7 @@ export class StepSpill {
     }
     const at = seg.size;
     seg.size += len;
-    return { seg, read: () => readAt(seg, at, len) };
+    return { seg, read: { read: () => readAt(seg, at, len), readAsync: () => readAtAsync(seg, at, len) } };
   }
 
   private segmentFor(): Segment {
@@ -166,6 +166,18 @@ function remainder(chunks: readonly Uint8Array[], skip: number): Uint8Array[] {
     }
     out.push(skip > 0 ? c.subarray(skip) : c);
     skip = 0;
+  }
+  return out;
+}
+
+/** readAt in libuv's thread pool: the caller's thread goes on meanwhile (prefetchSteps). */
+async function readAtAsync(seg: Segment, at: number, len: number): Promise<Uint8Array> {
+  const out = Buffer.allocUnsafe(len);
+  let done = 0;
+  while (done < len) {
+    const n = await new Promise<number>((resolve, reject) => fs.read(seg.fd, out, done, len - done, at + done, (err, bytes) => (err ? reject(err) : resolve(bytes))));
+    if (n === 0) throw new Error(`step spill ${seg.file}: ${len} bytes at ${at} expected, the file ends after ${done}`);
+    done += n;
   }
   return out;
 }
