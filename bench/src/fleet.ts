@@ -8,6 +8,7 @@
 // runs under `runs`.
 //   npm run bench -- fleet [--slots 500,2000,8000] [--speedup S | --rate R] [--window 60] [--warmup 40]
 //                          [--shot-kib 48] [--max-steps 15] [--actors-per 2000] [--round-share 0.45]
+//                          [--env KEY=VALUE ...]
 // The time scale: without --speedup, the episode durations are scaled so that each N produces
 // about R trajectories per second (default 40): compressed (speedup > 1) when N slots in real time
 // would offer fewer, DILATED (speedup < 1) when they would offer more than R. Real time at 8000
@@ -48,8 +49,17 @@ export async function fleetBench(args: string[]): Promise<Record<string, unknown
       'max-steps': { type: 'string', default: '15' },
       'actors-per': { type: 'string', default: '2000' },
       'round-share': { type: 'string', default: '0.45' },
+      // KEY=VALUE for every service of the run (repeatable), e.g. --env OWRL_SPILL_STEPS=false:
+      // the same fleet with another setting, to compare.
+      env: { type: 'string', multiple: true, default: [] },
     },
   });
+  const env: Record<string, string> = {};
+  for (const kv of values.env) {
+    const eq = kv.indexOf('=');
+    if (eq < 1) throw new Error(`--env ${kv}: expected KEY=VALUE`);
+    env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
   const sizes = values.slots.split(',').map((s) => positive('slots', s.trim(), true));
   const rate = positive('rate', values.rate);
   const windowS = positive('window', values.window);
@@ -87,6 +97,7 @@ export async function fleetBench(args: string[]): Promise<Record<string, unknown
       staggered: true,
       meanRealEpisodeS: meanReal,
       runId: `bench-fleet-${slots}`,
+      env,
     });
     process.stderr.write(`bench fleet: ${JSON.stringify(f)}\n`);
     runs.push(f);
