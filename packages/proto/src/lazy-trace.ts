@@ -34,8 +34,10 @@ interface PendingSteps {
   readonly spilled: boolean;
   /** Each step's bytes (read back first when spilled). */
   views(): Uint8Array[];
-  /** Spilled: reads them back without blocking, for the next views() (prefetchSteps). */
-  prefetch?(): Promise<void>;
+  /** Spilled: their bytes on disk. */
+  readonly bytes?: number;
+  /** Spilled: reads them back without blocking (into `into` when given), for the next views() (prefetchSteps). */
+  prefetch?(into?: Uint8Array): Promise<void>;
 }
 /** Steps not decoded yet, by the trajectory holding them. */
 const pendingSteps = new WeakMap<Trajectory, PendingSteps>();
@@ -391,10 +393,10 @@ export function stepCount(traj: Trajectory): number {
  */
 export type StepSpillWriter = (chunks: readonly Uint8Array[]) => (() => Uint8Array) | SpillReader | null;
 
-/** How spilled steps are read back: at once, or without blocking the caller's thread. */
+/** How spilled steps are read back: at once, or without blocking the caller's thread (into `into`, of exactly their size, when given). */
 export interface SpillReader {
   read(): Uint8Array;
-  readAsync(): Promise<Uint8Array>;
+  readAsync(into?: Uint8Array): Promise<Uint8Array>;
 }
 
 /**
@@ -424,6 +426,7 @@ export function spillSteps(traj: Trajectory, write: StepSpillWriter): number {
   pendingSteps.set(traj, {
     count: views.length,
     spilled: true,
+    bytes: total,
     views: () => {
       const all = ahead ?? read();
       ahead = null;
@@ -431,9 +434,10 @@ export function spillSteps(traj: Trajectory, write: StepSpillWriter): number {
     },
     ...(reader
       ? {
-          prefetch: async () => {
+          prefetch: async (into?: Uint8Array) => {
             if (ahead) return;
-            const all = await reader.readAsync();
+            if (into && into.length !== total) throw new RangeError(`${into.length} bytes given to read back ${total}`);
+            const all = await reader.readAsync(into);
             split(all);
             ahead = all;
           },
@@ -448,10 +452,19 @@ export function spillSteps(traj: Trajectory, write: StepSpillWriter): number {
  * read (stepTraces, steps): a reader of many trajectories (the learner building an update) waits
  * for the disk without stopping everything else. Nothing to do when the steps are in memory, or
  * when the store has only a synchronous reader. Rejects when the store cannot read them back (or
- * reads back other bytes than it was given).
+ * reads back other bytes than it was given). `into`: where to read them (exactly prefetchBytes(traj) bytes).
  */
-export async function prefetchSteps(traj: Trajectory): Promise<void> {
-  await pendingSteps.get(traj)?.prefetch?.();
+export async function prefetchSteps(traj: Trajectory, into?: Uint8Array): Promise<void> {
+  await pendingSteps.get(traj)?.prefetch?.(into);
+}
+
+/**
+ * The bytes prefetchSteps would read back for `traj` (0: nothing to read ahead): a reader of many
+ * trajectories can read them all into one buffer of its own (`into`) instead of one each.
+ */
+export function prefetchBytes(traj: Trajectory): number {
+  const p = pendingSteps.get(traj);
+  return p?.prefetch ? (p.bytes ?? 0) : 0;
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   PointerTraceSchema,
   ScoredTrajectorySchema,
   shareTrace,
+  prefetchBytes,
   prefetchSteps,
   spillSteps,
   stepCount,
@@ -194,7 +195,10 @@ void test('spilled steps read back ahead without blocking serve the next read on
     };
   };
   const lazy = decodeTrajectoryLazy(encode(TrajectorySchema, t));
-  assert.ok(spillSteps(lazy, write) > 0);
+  assert.equal(prefetchBytes(lazy), 0, 'in memory: nothing to read ahead');
+  const moved = spillSteps(lazy, write);
+  assert.ok(moved > 0);
+  assert.equal(prefetchBytes(lazy), moved);
   await prefetchSteps(lazy);
   await prefetchSteps(lazy); // read ahead already: not again
   assert.deepEqual(counts, { sync: 0, async: 1 });
@@ -203,6 +207,22 @@ void test('spilled steps read back ahead without blocking serve the next read on
   stepTraces(lazy);
   assert.deepEqual(counts, { sync: 1, async: 1 }, 'once: the next read goes to the store again');
   assert.ok(equals(TrajectorySchema, lazy, t));
+
+  // Into a buffer of the caller's (a slab shared by many): read there, and served from there.
+  const into = decodeTrajectoryLazy(encode(TrajectorySchema, t));
+  const n = spillSteps(into, (chunks) => {
+    const copy = Buffer.concat(chunks.map((c) => Buffer.from(c)));
+    return { read: () => copy, readAsync: async (dst?: Uint8Array) => (dst ? (dst.set(copy), dst) : copy) };
+  });
+  const slab = new Uint8Array(n + 10);
+  await assert.rejects(prefetchSteps(into, slab), /bytes given to read back/);
+  await prefetchSteps(into, slab.subarray(5, 5 + n));
+  assert.ok(slab.subarray(5, 5 + n).some((b) => b !== 0), 'read into the slab');
+  const traces = stepTraces(into);
+  assert.deepEqual(traces.map((h) => h.index), [0, 1, 2]);
+  const served = traces.map((h) => pendingTraceBytes(h)).find((b) => b !== undefined);
+  assert.equal(served?.buffer, slab.buffer, 'the next read is served from the slab');
+  assert.ok(equals(TrajectorySchema, into, t));
 
   // Other bytes than were written: the read-ahead is refused, named.
   const bad = decodeTrajectoryLazy(encode(TrajectorySchema, t));

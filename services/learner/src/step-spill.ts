@@ -122,7 +122,7 @@ export class StepSpill {
     }
     const at = seg.size;
     seg.size += len;
-    return { seg, read: { read: () => readAt(seg, at, len), readAsync: () => readAtAsync(seg, at, len) } };
+    return { seg, read: { read: () => readAt(seg, at, len), readAsync: (into?: Uint8Array) => readAtAsync(seg, at, len, into) } };
   }
 
   private segmentFor(): Segment {
@@ -170,9 +170,9 @@ function remainder(chunks: readonly Uint8Array[], skip: number): Uint8Array[] {
   return out;
 }
 
-/** readAt in libuv's thread pool: the caller's thread goes on meanwhile (prefetchSteps). */
-async function readAtAsync(seg: Segment, at: number, len: number): Promise<Uint8Array> {
-  const out = Buffer.allocUnsafe(len);
+/** readAt in libuv's thread pool (into `into` when given): the caller's thread goes on meanwhile (prefetchSteps). */
+async function readAtAsync(seg: Segment, at: number, len: number, into?: Uint8Array): Promise<Uint8Array> {
+  const out = into ?? Buffer.allocUnsafe(len);
   let done = 0;
   while (done < len) {
     const n = await new Promise<number>((resolve, reject) => fs.read(seg.fd, out, done, len - done, at + done, (err, bytes) => (err ? reject(err) : resolve(bytes))));
