@@ -2,7 +2,7 @@
 // rollout fixtures, and event-driven waiting.
 import { trajectoryId } from '@owrl/core';
 import { make, RolloutRequestSchema, TaskSchema, type MessageInitShape, type RolloutRequest } from '@owrl/proto';
-import { startNatsServer, type NatsServer } from '@owrl/testkit';
+import { startNatsServer, type NatsServer, type NatsServerOptions } from '@owrl/testkit';
 import { connectBus, type Bus } from '../src/index.js';
 
 export interface Suite {
@@ -11,8 +11,8 @@ export interface Suite {
   close(): Promise<void>;
 }
 
-export async function startSuite(name: string): Promise<Suite> {
-  const server = await startNatsServer();
+export async function startSuite(name: string, nats: NatsServerOptions = {}): Promise<Suite> {
+  const server = await startNatsServer(nats);
   const bus = await connectBus({ servers: server.url, name, reconnectTimeWaitMs: 100 });
   return {
     server,

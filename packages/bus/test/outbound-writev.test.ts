@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { headers as natsHeaders } from '@nats-io/nats-core';
-import { startNatsServer, type NatsServer } from '@owrl/testkit';
-import { connectBus, type Bus } from '../src/index.js';
+import type { Bus } from '../src/index.js';
 import { WRITEV_MIN } from '../src/outbound-writev.js';
+import { startSuite, type Suite } from './harness.js';
 
 /** The socket under a bus's connection (nats-core 3.x: nc.protocol.transport.socket). */
 function socketOf(bus: Bus): Socket {
@@ -18,61 +18,53 @@ function socketOf(bus: Bus): Socket {
   return socket;
 }
 
-/** Records every socket.write and whether the socket was corked at the time. */
-function recordWrites(socket: Socket): { writes: Array<{ chunk: Uint8Array; corked: boolean }>; stop: () => void } {
+/** Every socket.write made while `send` publishes and flushes, and whether the socket was corked at the time. */
+async function writesDuring(bus: Bus, send: () => void): Promise<Array<{ chunk: Uint8Array; corked: boolean }>> {
+  const socket = socketOf(bus);
   const writes: Array<{ chunk: Uint8Array; corked: boolean }> = [];
   const write = socket.write.bind(socket) as (...a: unknown[]) => boolean;
   socket.write = ((chunk: Uint8Array, ...rest: unknown[]) => {
     writes.push({ chunk, corked: socket.writableCorked > 0 });
     return write(chunk, ...rest);
   }) as typeof socket.write;
-  return { writes, stop: () => void (socket.write = write as typeof socket.write) };
+  try {
+    send();
+    await bus.nc.flush();
+  } finally {
+    socket.write = write as typeof socket.write;
+  }
+  return writes;
 }
 
 void describe('outbound writev', () => {
-  let nats: NatsServer;
+  let s: Suite;
   let bus: Bus;
   before(async () => {
-    nats = await startNatsServer({ maxPayload: 8 * 1024 * 1024 });
-    bus = await connectBus({ servers: nats.url, name: 'outbound-writev-test' });
+    s = await startSuite('outbound-writev-test', { maxPayload: 8 * 1024 * 1024 });
+    bus = s.bus;
   });
   after(async () => {
-    await bus?.close();
-    await nats?.dispose();
+    await s?.close();
   });
 
   void it('a large publish goes to the socket as the payload itself, corked with its PUB line and CRLF', async () => {
-    const socket = socketOf(bus);
     const payload = randomBytes(60_000);
     const sub = bus.nc.subscribe('writev.big', { max: 1 });
     await bus.nc.flush();
-    const rec = recordWrites(socket);
-    try {
-      bus.nc.publish('writev.big', payload);
-      await bus.nc.flush();
-    } finally {
-      rec.stop();
-    }
-    const mine = rec.writes.find((w) => w.chunk === payload);
-    assert.ok(mine, `the payload buffer itself was written (writes: ${rec.writes.map((w) => w.chunk.length).join(', ')})`);
+    const writes = await writesDuring(bus, () => bus.nc.publish('writev.big', payload));
+    const mine = writes.find((w) => w.chunk === payload);
+    assert.ok(mine, `the payload buffer itself was written (writes: ${writes.map((w) => w.chunk.length).join(', ')})`);
     assert.ok(mine.corked, 'while the socket was corked');
-    const i = rec.writes.indexOf(mine);
-    assert.match(Buffer.from(rec.writes[i - 1]?.chunk ?? []).toString(), /^PUB writev\.big 60000\r\n$/);
-    assert.equal(Buffer.from(rec.writes[i + 1]?.chunk ?? []).toString(), '\r\n');
+    const i = writes.indexOf(mine);
+    assert.match(Buffer.from(writes[i - 1]?.chunk ?? []).toString(), /^PUB writev\.big 60000\r\n$/);
+    assert.equal(Buffer.from(writes[i + 1]?.chunk ?? []).toString(), '\r\n');
     for await (const m of sub) assert.deepEqual(Buffer.from(m.data), payload);
   });
 
   void it('a small flush is packed into one write, as the client does', async () => {
-    const socket = socketOf(bus);
     const small = randomBytes(WRITEV_MIN / 4);
-    const rec = recordWrites(socket);
-    try {
-      bus.nc.publish('writev.small', small);
-      await bus.nc.flush();
-    } finally {
-      rec.stop();
-    }
-    const withSmall = rec.writes.filter((w) => Buffer.from(w.chunk).includes(small));
+    const writes = await writesDuring(bus, () => bus.nc.publish('writev.small', small));
+    const withSmall = writes.filter((w) => Buffer.from(w.chunk).includes(small));
     assert.equal(withSmall.length, 1);
     assert.notEqual(withSmall[0]?.chunk, small, 'a copy: PUB line, payload and CRLF in one buffer');
     assert.equal(withSmall[0]?.corked, false);

@@ -34,10 +34,8 @@ interface PendingSteps {
   readonly spilled: boolean;
   /** Each step's bytes (read back first when spilled). */
   views(): Uint8Array[];
-  /** Spilled: their bytes on disk. */
-  readonly bytes?: number;
-  /** Spilled: reads them back without blocking (into `into` when given), for the next views() (prefetchSteps). */
-  prefetch?(into?: Uint8Array): Promise<void>;
+  /** Spilled to a store that reads without blocking: their bytes, and the read for the next views() (prefetchSteps). */
+  readonly ahead?: { readonly bytes: number; readonly loaded: boolean; read(into: Uint8Array): Promise<void> };
 }
 /** Steps not decoded yet, by the trajectory holding them. */
 const pendingSteps = new WeakMap<Trajectory, PendingSteps>();
@@ -387,16 +385,15 @@ export function stepCount(traj: Trajectory): number {
 
 /**
  * Stores the bytes of a trajectory's steps elsewhere (`chunks`, one per step, in order) and returns
- * how to read them back (all of them, concatenated): a function, or a synchronous and an
- * asynchronous reader (prefetchSteps uses the latter); or null to keep them in memory (e.g. the
+ * how to read them back (all of them, concatenated), or null to keep them in memory (e.g. the
  * store failed).
  */
-export type StepSpillWriter = (chunks: readonly Uint8Array[]) => (() => Uint8Array) | SpillReader | null;
+export type StepSpillWriter = (chunks: readonly Uint8Array[]) => SpillReader | null;
 
-/** How spilled steps are read back: at once, or without blocking the caller's thread (into `into`, of exactly their size, when given). */
+/** How spilled steps are read back: at once, or (when the store can) without blocking the caller's thread, into `into` (exactly their size). */
 export interface SpillReader {
   read(): Uint8Array;
-  readAsync(into?: Uint8Array): Promise<Uint8Array>;
+  readInto?(into: Uint8Array): Promise<void>;
 }
 
 /**
@@ -410,10 +407,8 @@ export function spillSteps(traj: Trajectory, write: StepSpillWriter): number {
   const p = pendingSteps.get(traj);
   if (!p || p.spilled) return 0;
   const views = p.views();
-  const got = write(views);
-  if (!got) return 0;
-  const reader: SpillReader | null = typeof got === 'function' ? null : got;
-  const read = typeof got === 'function' ? got : () => got.read();
+  const reader = write(views);
+  if (!reader) return 0;
   const lengths = views.map((v) => v.length);
   const total = lengths.reduce((a, b) => a + b, 0);
   const split = (all: Uint8Array): Uint8Array[] => {
@@ -421,25 +416,29 @@ export function spillSteps(traj: Trajectory, write: StepSpillWriter): number {
     let at = 0;
     return lengths.map((n) => all.subarray(at, (at += n)));
   };
-  /** Read ahead by prefetch(), for the next views() only (then the steps are on disk alone again). */
-  let ahead: Uint8Array | null = null;
+  /** Read ahead (prefetchSteps), for the next views() only (then the steps are on disk alone again). */
+  let readAhead: Uint8Array | null = null;
+  const readInto = reader.readInto?.bind(reader);
   pendingSteps.set(traj, {
     count: views.length,
     spilled: true,
-    bytes: total,
     views: () => {
-      const all = ahead ?? read();
-      ahead = null;
+      const all = readAhead ?? reader.read();
+      readAhead = null;
       return split(all);
     },
-    ...(reader
+    ...(readInto
       ? {
-          prefetch: async (into?: Uint8Array) => {
-            if (ahead) return;
-            if (into && into.length !== total) throw new RangeError(`${into.length} bytes given to read back ${total}`);
-            const all = await reader.readAsync(into);
-            split(all);
-            ahead = all;
+          ahead: {
+            bytes: total,
+            get loaded() {
+              return readAhead !== null;
+            },
+            read: async (into: Uint8Array) => {
+              if (into.length !== total) throw new RangeError(`${into.length} bytes given to read back ${total}`);
+              await readInto(into);
+              readAhead = into;
+            },
           },
         }
       : {}),
@@ -447,24 +446,35 @@ export function spillSteps(traj: Trajectory, write: StepSpillWriter): number {
   return total;
 }
 
-/**
- * Reads the spilled steps of `traj` (spillSteps) back without blocking this thread, for its next
- * read (stepTraces, steps): a reader of many trajectories (the learner building an update) waits
- * for the disk without stopping everything else. Nothing to do when the steps are in memory, or
- * when the store has only a synchronous reader. Rejects when the store cannot read them back (or
- * reads back other bytes than it was given). `into`: where to read them (exactly prefetchBytes(traj) bytes).
- */
-export async function prefetchSteps(traj: Trajectory, into?: Uint8Array): Promise<void> {
-  await pendingSteps.get(traj)?.prefetch?.(into);
-}
+/** Bytes of one buffer prefetchSteps reads into by default. */
+const PREFETCH_SLAB_BYTES = 16 * 2 ** 20;
 
 /**
- * The bytes prefetchSteps would read back for `traj` (0: nothing to read ahead): a reader of many
- * trajectories can read them all into one buffer of its own (`into`) instead of one each.
+ * Reads the spilled steps (spillSteps) of `trajectories` back without blocking this thread, each
+ * for its next read (stepTraces, steps): a reader of many trajectories (the learner building an
+ * update) waits for the disk without stopping everything else. They are read into shared buffers
+ * of `slabBytes` (a larger trajectory gets its own), not one allocation each; a buffer lives as
+ * long as a step read into it is held. Steps in memory, or in a store without readInto, are left
+ * as they are. Every read is awaited; then rejects with the first failure (a store that cannot
+ * read them back), or resolves.
  */
-export function prefetchBytes(traj: Trajectory): number {
-  const p = pendingSteps.get(traj);
-  return p?.prefetch ? (p.bytes ?? 0) : 0;
+export async function prefetchSteps(trajectories: Iterable<Trajectory>, slabBytes = PREFETCH_SLAB_BYTES): Promise<void> {
+  const reads: Array<Promise<void>> = [];
+  let slab: Uint8Array | null = null;
+  let at = 0;
+  for (const t of trajectories) {
+    const ahead = pendingSteps.get(t)?.ahead;
+    if (!ahead || ahead.loaded) continue;
+    const n = ahead.bytes;
+    if (!slab || at + n > slab.length) {
+      slab = Buffer.allocUnsafeSlow(Math.max(n, slabBytes));
+      at = 0;
+    }
+    reads.push(ahead.read(slab.subarray(at, at + n)));
+    at += n;
+  }
+  const failed = (await Promise.allSettled(reads)).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /**

@@ -66,9 +66,12 @@ function packedUint32Size(xs: readonly number[]): number {
  * Bytes of `s` in UTF-8 as TextEncoder writes it (what protobuf-es writes for a string): a lone
  * surrogate becomes U+FFFD, three bytes.
  */
+/** Text longer than this is measured and written natively (fewer calls per character below it). */
+const SHORT_TEXT = 32;
+
 function utf8Length(s: string): number {
   // Natively for longer text (the same count: a lone surrogate is three bytes there too).
-  if (s.length > 32) return Buffer.byteLength(s, 'utf8');
+  if (s.length > SHORT_TEXT) return Buffer.byteLength(s, 'utf8');
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -155,7 +158,7 @@ class Out {
     this.varint((field << 3) | WireType.LengthDelimited);
     this.varint(bytes);
     const b = this.b;
-    if (bytes === v.length && bytes <= 32) {
+    if (bytes === v.length && bytes <= SHORT_TEXT) {
       // As many bytes as UTF-16 units: every character is ASCII (a short one is written here, a longer one natively).
       for (let i = 0; i < v.length; i++) b[this.pos++] = v.charCodeAt(i);
       return;
@@ -230,19 +233,9 @@ function writePointer(out: Out, plan: PointerPlan): void {
   for (let i = 0; i < labels.length; i++) out.string(8, labels[i] as string, plan.labelBytes[i] as number);
 }
 
-/**
- * The step's trace field as protobuf-es writes an unknown field's data (its length, then the
- * PolicyTrace's bytes), for a pointer trace; undefined when this is not a trace written here.
- */
-export function pointerTraceFieldData(trace: PolicyTrace): Uint8Array | undefined {
-  const plan = pointerPlan(trace);
-  if (!plan) return undefined;
-  const size = policyTraceSize(plan);
-  const out = new Out(new Uint8Array(varintSize(size) + size));
-  out.varint(size);
-  writePointer(out, plan);
-  if (out.pos !== out.b.length) throw new Error(`pointer trace encoding wrote ${out.pos} of ${out.b.length} bytes`);
-  return out.b;
+/** Whether encodeTrajectory writes `trace` itself (a pointer trace it can write), not protobuf-es. */
+export function writesTraceDirectly(trace: PolicyTrace): boolean {
+  return pointerPlan(trace) !== undefined;
 }
 
 // Steps written directly (see the module comment). A synthetic actor's trajectory (11 steps of

@@ -17,7 +17,6 @@ import {
   PointerTraceSchema,
   ScoredTrajectorySchema,
   shareTrace,
-  prefetchBytes,
   prefetchSteps,
   spillSteps,
   stepCount,
@@ -134,9 +133,11 @@ void test('spilled steps leave the trajectory and are read back whole wherever s
       at += c.length;
     }
     stored.push(copy);
-    return () => {
-      reads++;
-      return copy.slice();
+    return {
+      read: () => {
+        reads++;
+        return copy.slice();
+      },
     };
   };
   const lazy = decodeScoredLazy(bytes);
@@ -172,73 +173,65 @@ void test('spilled steps leave the trajectory and are read back whole wherever s
 
   // A store that hands back other bytes than it was given is named, not decoded as something else.
   const bad = decodeTrajectoryLazy(encode(TrajectorySchema, t));
-  spillSteps(bad, () => () => new Uint8Array(3));
+  spillSteps(bad, () => ({ read: () => new Uint8Array(3) }));
   assert.throws(() => bad.steps, (e: unknown) => isProtoError(e) && /spilled steps read back as 3 bytes/.test((e as Error).message));
 });
 
-void test('spilled steps read back ahead without blocking serve the next read once; a store without an asynchronous reader, or in-memory steps, need none', async () => {
+void test('spilled steps read back ahead into shared buffers serve the next read once; in-memory steps and a store without readInto need none', async () => {
   const t = trajectory(3);
-  const counts = { sync: 0, async: 0 };
-  let give: (b: Uint8Array) => Uint8Array = (b) => b;
+  const counts = { sync: 0, into: 0 };
+  let fail = false;
   const write = (chunks: readonly Uint8Array[]) => {
     const copy = Buffer.concat(chunks.map((c) => Buffer.from(c)));
     return {
       read: () => {
         counts.sync++;
-        return give(copy);
+        return copy;
       },
-      readAsync: async () => {
-        counts.async++;
+      readInto: async (into: Uint8Array) => {
+        counts.into++;
         await new Promise((r) => setImmediate(r));
-        return give(copy);
+        if (fail) throw new Error('disk gone');
+        into.set(copy);
       },
     };
   };
   const lazy = decodeTrajectoryLazy(encode(TrajectorySchema, t));
-  assert.equal(prefetchBytes(lazy), 0, 'in memory: nothing to read ahead');
-  const moved = spillSteps(lazy, write);
-  assert.ok(moved > 0);
-  assert.equal(prefetchBytes(lazy), moved);
-  await prefetchSteps(lazy);
-  await prefetchSteps(lazy); // read ahead already: not again
-  assert.deepEqual(counts, { sync: 0, async: 1 });
-  assert.deepEqual(stepTraces(lazy).map((h) => h.index), [0, 1, 2]);
-  assert.deepEqual(counts, { sync: 0, async: 1 }, 'the read-ahead bytes served the read');
-  stepTraces(lazy);
-  assert.deepEqual(counts, { sync: 1, async: 1 }, 'once: the next read goes to the store again');
-  assert.ok(equals(TrajectorySchema, lazy, t));
-
-  // Into a buffer of the caller's (a slab shared by many): read there, and served from there.
-  const into = decodeTrajectoryLazy(encode(TrajectorySchema, t));
-  const n = spillSteps(into, (chunks) => {
-    const copy = Buffer.concat(chunks.map((c) => Buffer.from(c)));
-    return { read: () => copy, readAsync: async (dst?: Uint8Array) => (dst ? (dst.set(copy), dst) : copy) };
-  });
-  const slab = new Uint8Array(n + 10);
-  await assert.rejects(prefetchSteps(into, slab), /bytes given to read back/);
-  await prefetchSteps(into, slab.subarray(5, 5 + n));
-  assert.ok(slab.subarray(5, 5 + n).some((b) => b !== 0), 'read into the slab');
-  const traces = stepTraces(into);
+  assert.ok(spillSteps(lazy, write) > 0);
+  const other = decodeTrajectoryLazy(encode(TrajectorySchema, t));
+  spillSteps(other, write);
+  // Two trajectories into one buffer of 1 MiB.
+  await prefetchSteps([lazy, other], 2 ** 20);
+  await prefetchSteps([lazy]); // read ahead already: not again
+  assert.deepEqual(counts, { sync: 0, into: 2 });
+  const traces = stepTraces(lazy);
   assert.deepEqual(traces.map((h) => h.index), [0, 1, 2]);
   const served = traces.map((h) => pendingTraceBytes(h)).find((b) => b !== undefined);
-  assert.equal(served?.buffer, slab.buffer, 'the next read is served from the slab');
-  assert.ok(equals(TrajectorySchema, into, t));
+  assert.equal(served?.buffer.byteLength, 2 ** 20, 'the read-ahead bytes, in the shared buffer, served the read');
+  assert.equal(stepTraces(other).map((h) => pendingTraceBytes(h)).find((b) => b !== undefined)?.buffer, served?.buffer, 'both read into one buffer');
+  assert.deepEqual(counts, { sync: 0, into: 2 });
+  stepTraces(lazy);
+  assert.deepEqual(counts, { sync: 1, into: 2 }, 'once: the next read goes to the store again');
+  assert.ok(equals(TrajectorySchema, lazy, t));
 
-  // Other bytes than were written: the read-ahead is refused, named.
+  // A store that cannot read them back: every read is awaited, then the failure is passed on; the next read goes to the store.
   const bad = decodeTrajectoryLazy(encode(TrajectorySchema, t));
   spillSteps(bad, write);
-  give = () => new Uint8Array(5);
-  await assert.rejects(prefetchSteps(bad), /spilled steps read back as 5 bytes/);
+  fail = true;
+  await assert.rejects(prefetchSteps([bad]), /disk gone/);
+  assert.ok(equals(TrajectorySchema, bad, t));
 
   // Nothing to read ahead: in memory, or a store that reads synchronously only.
   const inMemory = decodeTrajectoryLazy(encode(TrajectorySchema, t));
-  await prefetchSteps(inMemory);
   const syncOnly = decodeTrajectoryLazy(encode(TrajectorySchema, t));
   spillSteps(syncOnly, (chunks) => {
     const copy = Buffer.concat(chunks.map((c) => Buffer.from(c)));
-    return () => copy;
+    return { read: () => copy };
   });
-  await prefetchSteps(syncOnly);
+  counts.into = 0;
+  await prefetchSteps([inMemory, syncOnly]);
+  assert.equal(counts.into, 0);
+  assert.ok(equals(TrajectorySchema, inMemory, t));
   assert.ok(equals(TrajectorySchema, syncOnly, t));
 });
 

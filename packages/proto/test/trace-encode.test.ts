@@ -20,7 +20,7 @@ import {
   type MessageInitShape,
   type Trajectory,
 } from '../src/index.js';
-import { pointerTraceFieldData, stepWriterCurrent } from '../src/trace-encode.js';
+import { stepWriterCurrent, writesTraceDirectly } from '../src/trace-encode.js';
 
 function pointer(p: MessageInitShape<typeof PointerTraceSchema>): ReturnType<typeof create<typeof PolicyTraceSchema>> {
   return create(PolicyTraceSchema, { kind: { case: 'pointer', value: create(PointerTraceSchema, p) } });
@@ -74,8 +74,9 @@ void test('encodeTrajectory leaves the trajectory as it was and stamps the schem
 });
 
 void test('a value protobuf-es would refuse goes to protobuf-es, which refuses it as before', () => {
+  assert.equal(writesTraceDirectly(pointer({ featureIndex: [1], featureValue: [1], chosen: 1 })), true);
   for (const p of [{ featureIndex: [-1] }, { offsets: [1.5] }, { featureValue: [1e39] }, { chosen: 2 ** 32 }]) {
-    assert.equal(pointerTraceFieldData(pointer(p)), undefined, JSON.stringify(p));
+    assert.equal(writesTraceDirectly(pointer(p)), false, JSON.stringify(p));
     const t = trajectory([pointer(p)]);
     assert.throws(() => encode(TrajectorySchema, t));
     assert.throws(() => encodeTrajectory(t));
@@ -83,7 +84,7 @@ void test('a value protobuf-es would refuse goes to protobuf-es, which refuses i
   // A trace with unknown fields keeps them: protobuf-es writes it.
   const withUnknown = pointer({ chosen: 1 });
   withUnknown.$unknown = [{ no: 99, wireType: 0, data: new Uint8Array([5]) }];
-  assert.equal(pointerTraceFieldData(withUnknown), undefined);
+  assert.equal(writesTraceDirectly(withUnknown), false);
   assertSame(trajectory([withUnknown]));
 });
 

@@ -21,7 +21,7 @@
 // same update), and `settleAhead` drops the request once the trained version is checkpointed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fromBinary, make, PolicyArtifactSchema, prefetchBytes, prefetchSteps, toBinary, TrainHyperparamsSchema, type PolicyArtifact, type TrainerInfo, type TrainHyperparams, type TrainResult } from '@owrl/proto';
+import { fromBinary, make, PolicyArtifactSchema, prefetchSteps, toBinary, TrainHyperparamsSchema, type PolicyArtifact, type TrainerInfo, type TrainHyperparams, type TrainResult } from '@owrl/proto';
 import type { WeightsPointer } from '@owrl/bus';
 import { exportOnnx, POLICY_KIND, type PointerModel } from '@owrl/policy';
 import { InProcessPointerTrainer } from '@owrl/pointer-trainer';
@@ -82,9 +82,6 @@ function replayedStats(trajectories: number, actions: number, epochs: EpochStats
   return { groups: 0, fates: { kept: 0, dropped_all_zero: 0, dropped_all_one: 0, dropped_all_equal: 0 }, trajectories, actions, meanReward: 0, updated: true, epochs };
 }
 
-/** Bytes of one buffer the kept results' spilled steps are read back into (prefetch). */
-const PREFETCH_SLAB = 16 * 2 ** 20;
-
 export class PolicyPublisher {
   private readonly remote: RemoteTrainerBinding | undefined;
   private readonly inProcess: InProcessPointerTrainer;
@@ -131,28 +128,8 @@ export class PolicyPublisher {
    * reads again and names the error.
    */
   private async prefetch(kept: GroupState[]): Promise<void> {
-    const reads: Array<Promise<void>> = [];
-    // Into slabs of PREFETCH_SLAB bytes, not a buffer per result: allocating thousands of 60 KB
-    // buffers at once was 2.1 % of the learner's profile at 8000 slots, on the loop. A slab lives
-    // as long as a step read into it is held (the update's batch shares the traces), so a slab is
-    // small next to the batch, not one buffer for all of it.
-    let slab: Uint8Array | null = null;
-    let at = 0;
-    for (const g of kept) {
-      for (const s of g.samples) {
-        const t = s.scored?.trajectory;
-        const n = t ? prefetchBytes(t) : 0;
-        if (!t || n === 0) continue;
-        if (!slab || at + n > slab.length) {
-          slab = Buffer.allocUnsafeSlow(Math.max(n, PREFETCH_SLAB));
-          at = 0;
-        }
-        reads.push(prefetchSteps(t, slab.subarray(at, at + n)));
-        at += n;
-      }
-    }
-    const failed = (await Promise.allSettled(reads)).find((r) => r.status === 'rejected');
-    if (failed) this.d.logger.warn({ err: failed.reason as unknown }, 'reading held results back from disk ahead of the update failed; the update reads them again');
+    const held = kept.flatMap((g) => g.samples.flatMap((s) => (s.scored?.trajectory ? [s.scored.trajectory] : [])));
+    await prefetchSteps(held).catch((e: unknown) => this.d.logger.warn({ err: e }, 'reading held results back from disk ahead of the update failed; the update reads them again'));
   }
 
   private stats(b: TrainBatch, epochs: EpochStats[]): UpdateStats {

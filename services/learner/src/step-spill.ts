@@ -122,7 +122,7 @@ export class StepSpill {
     }
     const at = seg.size;
     seg.size += len;
-    return { seg, read: { read: () => readAt(seg, at, len), readAsync: (into?: Uint8Array) => readAtAsync(seg, at, len, into) } };
+    return { seg, read: { read: () => readAt(seg, at, len), readInto: (into) => readAtInto(seg, at, into) } };
   }
 
   private segmentFor(): Segment {
@@ -170,16 +170,9 @@ function remainder(chunks: readonly Uint8Array[], skip: number): Uint8Array[] {
   return out;
 }
 
-/** readAt in libuv's thread pool (into `into` when given): the caller's thread goes on meanwhile (prefetchSteps). */
-async function readAtAsync(seg: Segment, at: number, len: number, into?: Uint8Array): Promise<Uint8Array> {
-  const out = into ?? Buffer.allocUnsafe(len);
-  let done = 0;
-  while (done < len) {
-    const n = await new Promise<number>((resolve, reject) => fs.read(seg.fd, out, done, len - done, at + done, (err, bytes) => (err ? reject(err) : resolve(bytes))));
-    if (n === 0) throw new Error(`step spill ${seg.file}: ${len} bytes at ${at} expected, the file ends after ${done}`);
-    done += n;
-  }
-  return out;
+/** The read of `len` bytes at `at` ended after `done`: the segment is shorter than what was written to it. */
+function shortRead(seg: Segment, at: number, len: number, done: number): Error {
+  return new Error(`step spill ${seg.file}: ${len} bytes at ${at} expected, the file ends after ${done}`);
 }
 
 function readAt(seg: Segment, at: number, len: number): Uint8Array {
@@ -187,8 +180,19 @@ function readAt(seg: Segment, at: number, len: number): Uint8Array {
   let done = 0;
   while (done < len) {
     const n = fs.readSync(seg.fd, out, done, len - done, at + done);
-    if (n === 0) throw new Error(`step spill ${seg.file}: ${len} bytes at ${at} expected, the file ends after ${done}`);
+    if (n === 0) throw shortRead(seg, at, len, done);
     done += n;
   }
   return out;
+}
+
+/** readAt into `into` in libuv's thread pool: the caller's thread goes on meanwhile (prefetchSteps). */
+async function readAtInto(seg: Segment, at: number, into: Uint8Array): Promise<void> {
+  const len = into.length;
+  let done = 0;
+  while (done < len) {
+    const n = await new Promise<number>((resolve, reject) => fs.read(seg.fd, into, done, len - done, at + done, (err, bytes) => (err ? reject(err) : resolve(bytes))));
+    if (n === 0) throw shortRead(seg, at, len, done);
+    done += n;
+  }
 }
