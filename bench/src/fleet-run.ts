@@ -71,6 +71,12 @@ export interface FleetFigures {
   judge_lag_p99_s: number;
   /** Scored → ingested by the learner, mean seconds (owrl_learner_ingest_lag_seconds). */
   ingest_lag_s: number;
+  /** Judged → the scored message seen on its subject by a plain subscriber, mean seconds: the part of ingest_lag_s before the stream. */
+  scored_seen_lag_s: number;
+  /** Mean seconds the learner's loop spent publishing one batch of rollout requests (owrl_learner_dispatch_seconds). */
+  dispatch_s: number;
+  /** Share of the window the learner's loop spent publishing rollout requests, in %. */
+  dispatch_pct: number;
   overhead_s: number;
   /** overhead_s against the episode as run (scaled by `speedup`). */
   overhead_pct: number;
@@ -131,6 +137,7 @@ const MIB = 1024 * 1024;
 /** Deadline of a run-state call: a loaded machine has taken over 10 s to answer one. */
 const RUN_STATE_TIMEOUT_MS = 30_000;
 const r2 = (x: number): number => Number(x.toFixed(2));
+const r3 = (x: number): number => Number(x.toFixed(3));
 const meanOf = (xs: number[]): number => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 /** Task pool of the bench: answer-checked tasks over 50 hosts, ids fleet/<i>. */
@@ -317,6 +324,8 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     const nc = bus.nc;
     let observe = false;
     const judgeLag: number[] = [];
+    // Judged → its scored message seen on the subject (by this observer): the bus part of the ingest lag.
+    const scoredSeen: number[] = [];
     const episodeS: number[] = [];
     // Dispatched → taken by an actor slot, and the episode runner's own time (the rest of the
     // episode's time is the slot's wait for the policy the request requires).
@@ -330,6 +339,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
           const t = st.trajectory;
           if (!t || t.finishedAtMs === 0n) return;
           judgeLag.push(Number(st.judgedAtMs - t.finishedAtMs) / 1000);
+          if (st.judgedAtMs > 0n) scoredSeen.push(Math.max(0, Date.now() - Number(st.judgedAtMs)) / 1000);
           const dispatched = t.request?.dispatchedAtMs ?? 0n;
           if (dispatched > 0n) queueS.push(Number(t.startedAtMs - dispatched) / 1000);
           runnerS.push((t.diagnostics?.wallMs ?? 0) / 1000);
@@ -409,6 +419,8 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     const rate = ingestedWindow / windowS;
     const lagSum = metricSum(learnerMetrics1, 'owrl_learner_ingest_lag_seconds_sum') - metricSum(learnerMetrics0, 'owrl_learner_ingest_lag_seconds_sum');
     const lagCount = metricSum(learnerMetrics1, 'owrl_learner_ingest_lag_seconds_count') - metricSum(learnerMetrics0, 'owrl_learner_ingest_lag_seconds_count');
+    const dispatchSum = metricSum(learnerMetrics1, 'owrl_learner_dispatch_seconds_sum') - metricSum(learnerMetrics0, 'owrl_learner_dispatch_seconds_sum');
+    const dispatchCount = metricSum(learnerMetrics1, 'owrl_learner_dispatch_seconds_count') - metricSum(learnerMetrics0, 'owrl_learner_dispatch_seconds_count');
 
     // Storage while the run is live.
     const jsm = bus.jsm;
@@ -503,6 +515,9 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
       judge_lag_s: r2(jl),
       judge_lag_p99_s: r2(sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? 0),
       ingest_lag_s: r2(il),
+      scored_seen_lag_s: r2(meanOf(scoredSeen)),
+      dispatch_s: dispatchCount > 0 ? r3(dispatchSum / dispatchCount) : 0,
+      dispatch_pct: r2((100 * dispatchSum) / windowS),
       overhead_s: r2(overhead),
       overhead_pct: episodes > 0 ? r2((100 * overhead) / episodes) : 0,
       overhead_pct_real: o.meanRealEpisodeS && episodes > 0 ? r2(100 * (idle / episodes + (jl + il) / o.meanRealEpisodeS)) : 0,

@@ -55,24 +55,14 @@ export interface UpdateJob {
   weights: Float32Array;
   adam: { lr: number; beta1: number; beta2: number; eps: number; maxGradNorm?: number; steps: number; m: Float64Array; v: Float64Array; counts: Uint32Array };
   rule: Pick<GrpoTrainer, 'epochs' | 'minibatches' | 'clipLow' | 'clipHigh' | 'advantageEps' | 'trustKl' | 'maxBacktracks' | 'deal' | 'trustScope' | 'maxStepScale' | 'lossAgg' | 'klStop'>;
-  /** The groups (toWire); absent: the request stored for `stored.target` (kept from `store`, else read from `stored.file`). */
+  /** The groups (toWire); absent: the request stored for `stored.target`, read from `stored.file`. */
   groups?: readonly TrainGroup[];
   stored?: { file: string; target: number };
-}
-
-/** Stores a request on disk (written ahead) and keeps it for the `train` that follows. */
-export interface StoreJob {
-  op: 'store';
-  id: number;
-  file: string;
-  header: TrainHeader;
-  groups: readonly TrainGroup[];
 }
 
 /** The worker's answer. */
 export type UpdateReply =
   | { id: number; ok: true; op: 'train'; weights: Float32Array; steps: number; m: Float64Array; v: Float64Array; counts: Uint32Array; actions: number; epochs: EpochStats[]; onnx: Uint8Array; header?: TrainHeader; samples: number }
-  | { id: number; ok: true; op: 'store' }
   | { id: number; ok: false; message: string; stack?: string; code?: TrainerErrorCode };
 
 export interface UpdateOutcome {
@@ -122,25 +112,14 @@ export class UpdateThread {
   }
 
   /**
-   * Like `run`, on the request stored for `target`: the one `store` kept, else read from `file`
-   * (after a restart) in the worker; the outcome carries its header.
+   * Like `run`, on the request stored for `target` in `file` (written ahead), read and decoded in
+   * the worker; the outcome carries its header.
    */
   async runStored(trainer: GrpoTrainer, file: string, target: number): Promise<UpdateOutcome> {
     return this.train(trainer, { stored: { file, target } });
   }
 
-  /**
-   * Writes the request to `file` (atomically, fsynced) in the worker, which keeps it for the
-   * `runStored` that follows: encoding a large batch stays off the caller's thread too.
-   */
-  async store(file: string, header: TrainHeader, groups: readonly TrainGroup[]): Promise<void> {
-    const wire = toWire(groups);
-    const job: StoreJob = { op: 'store', id: ++this.seq, file, header, groups: wire.groups };
-    const reply = await this.send(job, wire.traces ? [wire.traces] : []);
-    if (!reply.ok) throw errorOf(reply);
-  }
-
-  private send(job: UpdateJob | StoreJob, transfer: ArrayBuffer[]): Promise<UpdateReply> {
+  private send(job: UpdateJob, transfer: ArrayBuffer[]): Promise<UpdateReply> {
     const w = this.start();
     return new Promise<UpdateReply>((resolve, reject) => {
       this.waiting.set(job.id, { resolve, reject });
@@ -188,7 +167,6 @@ export class UpdateThread {
     };
     const reply = await this.send(job, [job.weights.buffer, job.adam.m.buffer, job.adam.v.buffer, job.adam.counts.buffer, ...(wire?.traces ? [wire.traces] : [])] as ArrayBuffer[]);
     if (!reply.ok) throw errorOf(reply);
-    if (reply.op !== 'train') throw new Error(`the update thread answered a ${reply.op} to an update`);
     model.weights.set(reply.weights);
     opt.m.set(reply.m);
     opt.v.set(reply.v);

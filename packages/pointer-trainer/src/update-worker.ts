@@ -1,16 +1,13 @@
 // The worker thread of UpdateThread (update-thread.ts): one GrpoTrainer update per message, on
-// copies of the caller's model and optimizer state, answered with the new state and the artifact;
-// and the write-ahead of a request (encoded and fsynced here), kept for the update that follows.
+// copies of the caller's model and optimizer state, answered with the new state and the artifact.
+// An update written ahead is read and decoded here from its file.
 import { parentPort } from 'node:worker_threads';
 import { exportOnnx, PointerModel } from '@owrl/policy';
 import { fromBinary, PolicyTraceSchema, type TrainGroup, type TrainHeader } from '@owrl/proto';
 import { Adam, GrpoTrainer } from '@owrl/rl';
-import { readStoredRequest, TrainerError, validateTrainTraces, writeStoredRequest } from '@owrl/trainer-rpc';
+import { readStoredRequest, TrainerError, validateTrainTraces } from '@owrl/trainer-rpc';
 import { groupIndexOf, samplesOf } from './convert.js';
-import type { StoreJob, UpdateJob, UpdateReply } from './update-thread.js';
-
-/** The request the last `store` wrote (kept for the `train` of the same target). */
-let held: { target: number; header: TrainHeader; groups: readonly TrainGroup[] } | null = null;
+import type { UpdateJob, UpdateReply } from './update-thread.js';
 
 /**
  * The groups as posted (toWire) with every trace decoded: the ones that came as bytes are decoded
@@ -43,12 +40,13 @@ function update(job: UpdateJob): UpdateReply {
   if (!groups) {
     const st = job.stored;
     if (!st) throw new Error('an update names neither its groups nor a stored request');
-    const req = held && held.target === st.target ? held : readStoredRequest(st.file);
+    const req = readStoredRequest(st.file);
     if (!req) throw new Error(`no stored request for version ${st.target}: ${st.file} is missing`);
     if (Number(req.header.targetVersion) !== st.target) throw new Error(`${st.file} is the request for version ${req.header.targetVersion}, not ${st.target}`);
+    // Its traces were written as they came (still encoded, their kind checked only): checked here.
+    validateTrainTraces(req.groups, ['pointer']);
     groups = req.groups;
     header = req.header;
-    held = null;
   }
   const model = new PointerModel({ dim: job.dim, weights: job.weights, temperature: job.temperature });
   const a = job.adam;
@@ -63,22 +61,15 @@ function update(job: UpdateJob): UpdateReply {
   return { id: job.id, ok: true, op: 'train', weights: model.weights, steps: opt.steps, m: opt.m, v: opt.v, counts: opt.counts, actions, epochs, onnx: exportOnnx(model), samples: samples.length, ...(header ? { header } : {}) };
 }
 
-function store(job: StoreJob): UpdateReply {
-  const groups = fromWire(job.groups);
-  writeStoredRequest(job.file, job.header, groups);
-  held = { target: Number(job.header.targetVersion), header: job.header, groups };
-  return { id: job.id, ok: true, op: 'store' };
-}
-
 const port = parentPort;
 if (!port) throw new Error('update-worker.js runs as a worker thread of UpdateThread');
-port.on('message', (job: UpdateJob | StoreJob) => {
+port.on('message', (job: UpdateJob) => {
   let reply: UpdateReply;
   try {
-    reply = job.op === 'store' ? store(job) : update(job);
+    reply = update(job);
   } catch (e) {
     const err = e as Error;
     reply = { id: job.id, ok: false, message: err.message, ...(err.stack ? { stack: err.stack } : {}), ...(err instanceof TrainerError ? { code: err.code } : {}) };
   }
-  port.postMessage(reply, reply.ok && reply.op === 'train' ? ([reply.weights.buffer, reply.m.buffer, reply.v.buffer, reply.counts.buffer] as ArrayBuffer[]) : []);
+  port.postMessage(reply, reply.ok ? ([reply.weights.buffer, reply.m.buffer, reply.v.buffer, reply.counts.buffer] as ArrayBuffer[]) : []);
 });

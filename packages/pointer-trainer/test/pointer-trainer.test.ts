@@ -287,6 +287,12 @@ void describe('InProcessPointerTrainer off the caller thread', () => {
     const e = await refusal(lazy.t.train(header(2n), encodedTraces(bad)));
     assert.equal(e.code, TrainerErrorCode.InvalidRequest);
     assert.match(e.message, /groups\[0\]\.samples\[0\]\.steps\[0\]\.trace\.pointer\.chosen 10000/);
+    // Written ahead, it is stored as it came and refused by the update that reads it back.
+    const file = path.join(dir, 'bad.bin');
+    await lazy.t.storeAhead(file, header(2n), encodedTraces(bad));
+    const stored = await refusal(lazy.t.trainStored(file, 3n));
+    assert.equal(stored.code, TrainerErrorCode.InvalidRequest);
+    assert.match(stored.message, /groups\[0\]\.samples\[0\]\.steps\[0\]\.trace\.pointer\.chosen 10000/);
     await plain.t.close();
     await lazy.t.close();
   });

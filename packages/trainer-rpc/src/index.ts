@@ -19,4 +19,4 @@ export {
 } from './trainer-server.js';
 export { RemoteTrainer, parseTrainerAddress, type RemoteTrainerOptions } from './remote-trainer.js';
 export { addTypedService, type ServiceImplementation, type HandlerOf } from './typed-service.js';
-export { readStoredRequest, writeStoredRequest } from './stored-request.js';
+export { readStoredRequest, writeStoredRequest, writeStoredRequestAsync } from './stored-request.js';

@@ -4,26 +4,71 @@
 // reader sees the whole request or none. A remote trainer's learner and the in-process trainer's
 // update thread both keep their requests this way.
 import fs from 'node:fs';
-import { fromBinary, make, toBinary, TrainChunkSchema, type TrainGroup, type TrainHeader } from '@owrl/proto';
+import { encodeGroupChunk, fromBinary, make, toBinary, TrainChunkSchema, type TrainGroup, type TrainHeader } from '@owrl/proto';
+
+/** Most buffers one writev takes (IOV_MAX on Linux). */
+const IOV_MAX = 1024;
+
+/**
+ * The stored form of a request, as the buffers to write in order. A step trace still encoded (a
+ * lazily decoded one) is written from its bytes, not decoded and encoded again.
+ */
+function storedParts(header: TrainHeader, groups: readonly TrainGroup[]): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  const add = (bytes: Uint8Array) => {
+    const len = new Uint8Array(4);
+    new DataView(len.buffer).setUint32(0, bytes.length);
+    parts.push(len, bytes);
+  };
+  add(toBinary(TrainChunkSchema, make(TrainChunkSchema, { kind: { case: 'header', value: header } })));
+  for (const g of groups) add(encodeGroupChunk(g));
+  return parts;
+}
 
 /** Writes the request to `file` atomically and durably. */
 export function writeStoredRequest(file: string, header: TrainHeader, groups: readonly TrainGroup[]): void {
-  const parts: Buffer[] = [];
-  const add = (bytes: Uint8Array) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(bytes.length);
-    parts.push(len, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  };
-  add(toBinary(TrainChunkSchema, make(TrainChunkSchema, { kind: { case: 'header', value: header } })));
-  for (const g of groups) add(toBinary(TrainChunkSchema, make(TrainChunkSchema, { kind: { case: 'group', value: g } })));
+  const parts = storedParts(header, groups);
   const fd = fs.openSync(`${file}.tmp`, 'w');
   try {
-    fs.writeSync(fd, Buffer.concat(parts));
+    let rest = parts;
+    while (rest.length > 0) {
+      const batch = rest.slice(0, IOV_MAX);
+      rest = [...afterWrite(batch, fs.writevSync(fd, batch)), ...rest.slice(IOV_MAX)];
+    }
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
   fs.renameSync(`${file}.tmp`, file);
+}
+
+/**
+ * writeStoredRequest with the writes, the fsync and the rename in the thread pool: the caller's
+ * thread only encodes (an update's worth of traces is copied, not re-encoded).
+ */
+export async function writeStoredRequestAsync(file: string, header: TrainHeader, groups: readonly TrainGroup[]): Promise<void> {
+  const parts = storedParts(header, groups);
+  const fh = await fs.promises.open(`${file}.tmp`, 'w');
+  try {
+    let rest = parts;
+    while (rest.length > 0) {
+      const batch = rest.slice(0, IOV_MAX);
+      rest = [...afterWrite(batch, (await fh.writev(batch)).bytesWritten), ...rest.slice(IOV_MAX)];
+    }
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fs.promises.rename(`${file}.tmp`, file);
+}
+
+/** What of `parts` a write of `n` bytes left unwritten. */
+function afterWrite(parts: Uint8Array[], n: number): Uint8Array[] {
+  let i = 0;
+  while (i < parts.length && n >= (parts[i] as Uint8Array).length) n -= (parts[i++] as Uint8Array).length;
+  const rest = parts.slice(i);
+  if (n > 0) rest[0] = (rest[0] as Uint8Array).subarray(n);
+  return rest;
 }
 
 /**

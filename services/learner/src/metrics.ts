@@ -42,6 +42,8 @@ export interface LearnerMetrics {
   queueLagSeconds: Histogram;
   /** Judged to ingested, per result. */
   ingestLagSeconds: Histogram;
+  /** Publishing one batch of rollout requests (its write-ahead included); the loop takes nothing in meanwhile. */
+  dispatchSeconds: Histogram;
   /** Scored trajectories held unacked (their group not yet trained or dropped), and those queued for the loop. */
   heldResults: Gauge;
   inboxQueued: Gauge;
@@ -79,6 +81,7 @@ export function createLearnerMetrics(meter: Meter): LearnerMetrics {
     updateSeconds: meter.histogram({ name: 'owrl_learner_update_seconds', help: 'Time of one policy update (the PPO epochs of the trainer)', buckets: FAST_BUCKETS }),
     weightSyncSeconds: meter.histogram({ name: 'owrl_learner_weight_sync_seconds', help: 'Time to export, store and publish one policy version (artifact and KV pointer)', buckets: FAST_BUCKETS }),
     ingestLagSeconds: meter.histogram({ name: 'owrl_learner_ingest_lag_seconds', help: 'Time from the judge scoring a trajectory to the learner ingesting it (bus and inbox)', buckets: FAST_BUCKETS }),
+    dispatchSeconds: meter.histogram({ name: 'owrl_learner_dispatch_seconds', help: 'Time the loop spends publishing one batch of rollout requests (write-ahead included); it takes no result in meanwhile', buckets: FAST_BUCKETS }),
     heldResults: meter.gauge({ name: 'owrl_learner_held_results', help: 'Scored trajectories held unacked until their group is trained or dropped (bounded by the learner consumer max_ack_pending)' }),
     inboxQueued: meter.gauge({ name: 'owrl_learner_inbox_queued', help: 'Scored trajectories delivered and waiting for the loop' }),
     pendingGroups: meter.gauge({ name: 'owrl_learner_pending_groups', help: 'Groups dispatched and not yet decided' }),
