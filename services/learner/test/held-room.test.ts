@@ -10,12 +10,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connectBus, CONSUMER_ACTORS, ensureTopology, learnerConsumerName, scoredSubject, STREAM_SCORED, STREAM_TASKS, taskSubject, type Bus } from '@owrl/bus';
-import { ActorInfoSchema, make, RolloutRequestSchema, ScoredTrajectorySchema, TerminationClass, TerminationSchema, TrajectorySchema, VerdictSchema } from '@owrl/proto';
+import { connectBus, ensureTopology, learnerConsumerName, STREAM_SCORED, STREAM_TASKS, taskSubject, type Bus } from '@owrl/bus';
+import { ActorInfoSchema, make } from '@owrl/proto';
 import { startNatsServer, waitUntil, type NatsServer } from '@owrl/testkit';
 import { RunStateStore } from '../src/run-state-store.js';
 import { TaskScheduler } from '../src/scheduler.js';
-import { siteTasks, startTestLearner, testLearnerConfig } from './learner-fixture.js';
+import { answerRequests, siteTasks, startTestLearner, testLearnerConfig } from './learner-fixture.js';
 
 let nats: NatsServer;
 let bus: Bus;
@@ -48,22 +48,10 @@ void test('a max_ack_pending below what the learner may hold is raised, and the 
   const { learner, artifacts } = await startTestLearner({ bus, config, scheduler, store, dataDir });
   // Stands in for actors and judge: samples 0 and 1 of a group are answered at once, 2 and 3 after
   // a while, so the first results the learner holds are halves of groups.
-  const worker = await bus.consume({
-    stream: STREAM_TASKS,
-    consumer: CONSUMER_ACTORS,
-    schema: RolloutRequestSchema,
+  const worker = await answerRequests(bus, runId, {
     maxInFlight: 64,
-    pullExpiresMs: 1000,
-    handler: async (d) => {
-      const req = d.value;
+    before: async (req) => {
       if (req.sample >= 2) await new Promise((r) => setTimeout(r, 400));
-      const out = make(ScoredTrajectorySchema, {
-        trajectoryId: req.trajectoryId,
-        trajectory: make(TrajectorySchema, { trajectoryId: req.trajectoryId, request: req, policyVersion: req.policyVersion, termination: make(TerminationSchema, { class: TerminationClass.COMPLETED, reason: 'done' }) }),
-        trainable: true,
-        verdict: make(VerdictSchema, { reward: req.sample % 2, success: req.sample % 2 === 1 }),
-      });
-      await bus.publish(scoredSubject(runId), ScoredTrajectorySchema, out, { msgId: req.trajectoryId });
     },
   });
   try {

@@ -3,10 +3,10 @@
 // updates under `dataDir`, no restored checkpoint. The caller runs it, then stops the learner and
 // closes `artifacts`.
 import path from 'node:path';
-import { Blacklist, WeightsPointer, type Bus } from '@owrl/bus';
+import { Blacklist, CONSUMER_ACTORS, scoredSubject, STREAM_TASKS, WeightsPointer, type Bus, type ConsumeHandle } from '@owrl/bus';
 import { MemoryMeter } from '@owrl/core';
 import { initialModel } from '@owrl/policy';
-import { make, TaskSchema, type Task } from '@owrl/proto';
+import { make, RolloutRequestSchema, ScoredTrajectorySchema, TaskSchema, TerminationClass, TerminationSchema, TrajectorySchema, VerdictSchema, type RolloutRequest, type Task } from '@owrl/proto';
 import { Adam, GrpoTrainer } from '@owrl/rl';
 import { silentLogger } from '@owrl/telemetry';
 import { ArtifactServer } from '../src/artifact-server.js';
@@ -65,4 +65,35 @@ export async function startTestLearner(o: LearnerFixtureOptions): Promise<{ lear
     logger: silentLogger,
   });
   return { learner, artifacts };
+}
+
+/**
+ * Stands in for the actors and the judge of run `runId`: answers every rollout request with a
+ * trainable scored result, reward `sample % 2` (so every group of two or more samples is kept).
+ * `before` runs first (e.g. a delay), `after` once the result is published.
+ */
+export async function answerRequests(
+  bus: Bus,
+  runId: string,
+  o: { maxInFlight: number; before?: (req: RolloutRequest) => Promise<void>; after?: (req: RolloutRequest) => void },
+): Promise<ConsumeHandle> {
+  return await bus.consume({
+    stream: STREAM_TASKS,
+    consumer: CONSUMER_ACTORS,
+    schema: RolloutRequestSchema,
+    maxInFlight: o.maxInFlight,
+    pullExpiresMs: 1000,
+    handler: async (d) => {
+      const req = d.value;
+      await o.before?.(req);
+      const out = make(ScoredTrajectorySchema, {
+        trajectoryId: req.trajectoryId,
+        trajectory: make(TrajectorySchema, { trajectoryId: req.trajectoryId, request: req, policyVersion: req.policyVersion, termination: make(TerminationSchema, { class: TerminationClass.COMPLETED, reason: 'done' }) }),
+        trainable: true,
+        verdict: make(VerdictSchema, { reward: req.sample % 2, success: req.sample % 2 === 1 }),
+      });
+      await bus.publish(scoredSubject(runId), ScoredTrajectorySchema, out, { msgId: req.trajectoryId });
+      o.after?.(req);
+    },
+  });
 }

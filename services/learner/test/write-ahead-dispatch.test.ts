@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connectBus, CONSUMER_ACTORS, ensureTopology, scoredSubject, STREAM_TASKS, type Bus } from '@owrl/bus';
-import { ActorInfoSchema, make, RolloutRequestSchema, ScoredTrajectorySchema, TerminationClass, TerminationSchema, TrajectorySchema, VerdictSchema } from '@owrl/proto';
+import { connectBus, ensureTopology, type Bus } from '@owrl/bus';
+import { ActorInfoSchema, make } from '@owrl/proto';
 import { startNatsServer, waitUntil, type NatsServer } from '@owrl/testkit';
 import { RunStateStore } from '../src/run-state-store.js';
 import { TaskScheduler } from '../src/scheduler.js';
-import { siteTasks, startTestLearner, testLearnerConfig } from './learner-fixture.js';
+import { answerRequests, siteTasks, startTestLearner, testLearnerConfig } from './learner-fixture.js';
 
 let nats: NatsServer;
 let bus: Bus;
@@ -54,24 +54,12 @@ void test('async mode: slots that finish while an update is written ahead get ne
     }
     await writeAhead(...a);
   };
-  // Stands in for actors and judge: every request answered at once, samples alternating 0 and 1.
-  // Counts the requests dispatched after the write-ahead began that it answered.
+  // Stands in for actors and judge, answering every request at once; counts the requests
+  // dispatched after the write-ahead began that it answered.
   let answeredNew = 0;
-  const worker = await bus.consume({
-    stream: STREAM_TASKS,
-    consumer: CONSUMER_ACTORS,
-    schema: RolloutRequestSchema,
+  const worker = await answerRequests(bus, runId, {
     maxInFlight: 8,
-    pullExpiresMs: 1000,
-    handler: async (d) => {
-      const req = d.value;
-      const out = make(ScoredTrajectorySchema, {
-        trajectoryId: req.trajectoryId,
-        trajectory: make(TrajectorySchema, { trajectoryId: req.trajectoryId, request: req, policyVersion: req.policyVersion, termination: make(TerminationSchema, { class: TerminationClass.COMPLETED, reason: 'done' }) }),
-        trainable: true,
-        verdict: make(VerdictSchema, { reward: req.sample % 2, success: req.sample % 2 === 1 }),
-      });
-      await bus.publish(scoredSubject(runId), ScoredTrajectorySchema, out, { msgId: req.trajectoryId });
+    after: (req) => {
       if (Number(req.dispatchedAtMs) >= startedAtMs) answeredNew += 1;
     },
   });
