@@ -9,7 +9,7 @@
 import { exportOnnx } from '@owrl/policy';
 import { make, PolicyArtifactSchema, TrainerInfoSchema, TrainResultSchema, type TrainerInfo, type TrainGroup, type TrainHeader, type TrainResult } from '@owrl/proto';
 import { epochStatMessage, type EpochStats, type GrpoTrainer, type PolicyTrainer } from '@owrl/rl';
-import { readStoredRequest, TrainerError, TrainerErrorCode, validateTrainRequest, writeStoredRequest, writeStoredRequestAsync } from '@owrl/trainer-rpc';
+import { readStoredRequest, TrainerError, TrainerErrorCode, validateTrainRequest, writeStoredRequestAsync } from '@owrl/trainer-rpc';
 import { groupIndexOf, samplesOf } from './convert.js';
 import { POINTER_ARTIFACT_KIND } from './pointer-policy-trainer.js';
 import { UpdateThread } from './update-thread.js';
@@ -81,15 +81,14 @@ export class InProcessPointerTrainer implements PolicyTrainer {
   }
 
   /**
-   * Stores the request in `file` (written ahead: atomically, fsynced) for `trainStored`. With the
-   * update thread, the file is written and fsynced in the thread pool; the traces still encoded are
-   * copied as they are (the worker decodes them when it trains).
+   * Stores the request in `file` (written ahead: atomically, fsynced) for `trainStored`, written
+   * and fsynced in the thread pool; the traces still encoded are copied as they are (the update
+   * decodes and checks them when it trains).
    * @throws TrainerError TRAINER_INVALID_REQUEST, TRAINER_UNKNOWN_BASE_VERSION as `train`.
    */
   async storeAhead(file: string, header: TrainHeader, groups: readonly TrainGroup[]): Promise<void> {
     this.check(header, groups, this.thread !== null);
-    if (this.thread) await writeStoredRequestAsync(file, header, groups);
-    else writeStoredRequest(file, header, groups);
+    await writeStoredRequestAsync(file, header, groups);
   }
 
   /**

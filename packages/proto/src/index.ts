@@ -146,7 +146,7 @@ export { create, clone, equals, toJson, fromJson, toBinary, fromBinary } from '@
 export type { MessageShape, MessageInitShape, DescMessage, JsonValue } from '@bufbuild/protobuf';
 export { SCHEMA_VERSION, decode, encode, encodeWithField, make } from './codec.js';
 export { encodeTrajectory } from './trace-encode.js';
-export { encodeGroupChunk, TRAIN_CHUNK_FIELDS } from './train-encode.js';
+export { encodeGroupChunk } from './train-encode.js';
 export { decodeScoredLazy, decodeTrajectoryLazy, pendingTraceBytes, prefetchSteps, shareTrace, spillSteps, stepCount, stepTraces, traceKind, type SpillReader, type StepSpillWriter } from './lazy-trace.js';
 export { ProtoError, ProtoErrorCode, isProtoError } from './errors.js';
 export {

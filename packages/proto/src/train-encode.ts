@@ -7,22 +7,22 @@ import { toBinary } from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { make } from './codec.js';
 import { PolicyTraceSchema } from './gen/owrl/v1/trajectory_pb.js';
-import { TrainChunkSchema, type TrainGroup, type TrainSample } from './gen/owrl/v1/trainer_pb.js';
+import { TrainChunkSchema, TrainGroupSchema, TrainSampleSchema, TrainStepSchema, type TrainGroup, type TrainSample } from './gen/owrl/v1/trainer_pb.js';
 import { pendingTraceBytes } from './lazy-trace.js';
 
-// Field numbers of trainer.proto (checked against the schema by the tests).
-const CHUNK_GROUP = 2;
-const GROUP_TASK_ID = 1;
-const GROUP_ROUND = 2;
-const GROUP_GROUP = 3;
-const GROUP_SAMPLES = 4;
-const SAMPLE_TRAJECTORY_ID = 1;
-const SAMPLE_REWARD = 2;
-const SAMPLE_ADVANTAGE = 3;
-const SAMPLE_POLICY_VERSION = 4;
-const SAMPLE_STEPS = 5;
-const STEP_INDEX = 1;
-const STEP_TRACE = 2;
+// Field numbers, read from the schemas (a field the writer does not know fails its tests).
+const CHUNK_GROUP = TrainChunkSchema.field.group.number;
+const GROUP_TASK_ID = TrainGroupSchema.field.taskId.number;
+const GROUP_ROUND = TrainGroupSchema.field.round.number;
+const GROUP_GROUP = TrainGroupSchema.field.group.number;
+const GROUP_SAMPLES = TrainGroupSchema.field.samples.number;
+const SAMPLE_TRAJECTORY_ID = TrainSampleSchema.field.trajectoryId.number;
+const SAMPLE_REWARD = TrainSampleSchema.field.reward.number;
+const SAMPLE_ADVANTAGE = TrainSampleSchema.field.advantage.number;
+const SAMPLE_POLICY_VERSION = TrainSampleSchema.field.policyVersion.number;
+const SAMPLE_STEPS = TrainSampleSchema.field.steps.number;
+const STEP_INDEX = TrainStepSchema.field.index.number;
+const STEP_TRACE = TrainStepSchema.field.trace.number;
 
 const hasUnknown = (m: { $unknown?: unknown[] | undefined }): boolean => (m.$unknown?.length ?? 0) > 0;
 
@@ -61,11 +61,3 @@ function writeSample(w: BinaryWriter, s: TrainSample): void {
   }
   w.join();
 }
-
-/** Field numbers the writer uses, by message and field name (for the tests). */
-export const TRAIN_CHUNK_FIELDS = {
-  'owrl.v1.TrainChunk': { group: CHUNK_GROUP },
-  'owrl.v1.TrainGroup': { task_id: GROUP_TASK_ID, round: GROUP_ROUND, group: GROUP_GROUP, samples: GROUP_SAMPLES },
-  'owrl.v1.TrainSample': { trajectory_id: SAMPLE_TRAJECTORY_ID, reward: SAMPLE_REWARD, advantage: SAMPLE_ADVANTAGE, policy_version: SAMPLE_POLICY_VERSION, steps: SAMPLE_STEPS },
-  'owrl.v1.TrainStep': { index: STEP_INDEX, trace: STEP_TRACE },
-} as const;

@@ -6,9 +6,6 @@
 import fs from 'node:fs';
 import { encodeGroupChunk, fromBinary, make, toBinary, TrainChunkSchema, type TrainGroup, type TrainHeader } from '@owrl/proto';
 
-/** Most buffers one writev takes (IOV_MAX on Linux). */
-const IOV_MAX = 1024;
-
 /**
  * The stored form of a request, as the buffers to write in order. A step trace still encoded (a
  * lazily decoded one) is written from its bytes, not decoded and encoded again.
@@ -30,11 +27,7 @@ export function writeStoredRequest(file: string, header: TrainHeader, groups: re
   const parts = storedParts(header, groups);
   const fd = fs.openSync(`${file}.tmp`, 'w');
   try {
-    let rest = parts;
-    while (rest.length > 0) {
-      const batch = rest.slice(0, IOV_MAX);
-      rest = [...afterWrite(batch, fs.writevSync(fd, batch)), ...rest.slice(IOV_MAX)];
-    }
+    for (const part of parts) for (let at = 0; at < part.length; ) at += fs.writeSync(fd, part, at);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -50,25 +43,12 @@ export async function writeStoredRequestAsync(file: string, header: TrainHeader,
   const parts = storedParts(header, groups);
   const fh = await fs.promises.open(`${file}.tmp`, 'w');
   try {
-    let rest = parts;
-    while (rest.length > 0) {
-      const batch = rest.slice(0, IOV_MAX);
-      rest = [...afterWrite(batch, (await fh.writev(batch)).bytesWritten), ...rest.slice(IOV_MAX)];
-    }
+    await fs.promises.writeFile(fh, parts);
     await fh.sync();
   } finally {
     await fh.close();
   }
   await fs.promises.rename(`${file}.tmp`, file);
-}
-
-/** What of `parts` a write of `n` bytes left unwritten. */
-function afterWrite(parts: Uint8Array[], n: number): Uint8Array[] {
-  let i = 0;
-  while (i < parts.length && n >= (parts[i] as Uint8Array).length) n -= (parts[i++] as Uint8Array).length;
-  const rest = parts.slice(i);
-  if (n > 0) rest[0] = (rest[0] as Uint8Array).subarray(n);
-  return rest;
 }
 
 /**

@@ -25,7 +25,7 @@ import { fromBinary, make, PolicyArtifactSchema, prefetchSteps, toBinary, TrainH
 import type { WeightsPointer } from '@owrl/bus';
 import { exportOnnx, POLICY_KIND, type PointerModel } from '@owrl/policy';
 import { InProcessPointerTrainer } from '@owrl/pointer-trainer';
-import { readStoredRequest, writeStoredRequest } from '@owrl/trainer-rpc';
+import { readStoredRequest, writeStoredRequest, writeStoredRequestAsync } from '@owrl/trainer-rpc';
 import type { EpochStats, GrpoTrainer, PolicyTrainer, UpdateStats } from '@owrl/rl';
 import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
@@ -168,7 +168,7 @@ export class PolicyPublisher {
     await this.prefetch(kept);
     const b = this.batch(kept, baseVersion);
     if (!this.remote) return this.trainInProcess(b);
-    this.store(b);
+    await this.storeAsync(b);
     const r = await this.send(b);
     return this.stats(b, epochsOf(r));
   }
@@ -183,12 +183,13 @@ export class PolicyPublisher {
 
   /**
    * Stores the update from `baseVersion` over `kept` before the learner checkpoints it as pending
-   * (trainAhead trains it). In process the request is encoded and written by the update thread.
+   * (trainAhead trains it), written and fsynced in the thread pool with its traces copied as the
+   * held results keep them.
    */
   async writeAhead(kept: GroupState[], baseVersion: number): Promise<void> {
     await this.prefetch(kept);
     const b = this.batch(kept, baseVersion);
-    if (this.remote) this.store(b);
+    if (this.remote) await this.storeAsync(b);
     else await this.inProcess.storeAhead(this.batchFile(Number(b.header.targetVersion)), b.header, b.groups);
     this.ahead = b;
   }
@@ -306,6 +307,10 @@ export class PolicyPublisher {
   /** Stores the request (trainer-rpc's stored request) before the learner checkpoints. */
   private store(b: TrainBatch): void {
     writeStoredRequest(this.batchFile(Number(b.header.targetVersion)), b.header, b.groups);
+  }
+
+  private storeAsync(b: TrainBatch): Promise<void> {
+    return writeStoredRequestAsync(this.batchFile(Number(b.header.targetVersion)), b.header, b.groups);
   }
 
   private readAhead(target: number): TrainBatch | undefined {
