@@ -20,7 +20,7 @@
 // trajectory once and every scored trajectory twice more, to this process (counted as the owrl
 // path's nats-server CPU), which decoded each scored trajectory whole on the same 2 cores: work of
 // the bench, not of the owrl path, and none of it on the raw side.
-//   npm run bench -- bus [--slots 256] [--window 30] [--messages 8000] [--round-groups 10000] [--root DIR]
+//   npm run bench -- bus [--slots 256] [--window 30] [--messages 8000] [--round-groups 10000] [--root DIR] [--env KEY=VALUE ...]
 // --round-groups: groups per learner update (async). The default is more than the window fills,
 // so no update falls in it: the path the ratio measures is the bus, the judge and the learner's
 // ingestion (the definition), not the learner's CPU pointer update, which on this
@@ -28,6 +28,7 @@
 // The learner then holds every result it took in (its memory grows with the window). A size the
 // window fills (e.g. 64, the default until 2026-12-01) puts updates in the path too; the figures
 // then give the update's share of the window and the rate between updates.
+// --env KEY=VALUE: extra environment of every owrl service (repeatable), e.g. OWRL_SPILL_STEPS=false.
 // --root: a folder whose services/<name>/dist/src/main.js are run instead of this checkout's
 // (e.g. symlinks to another build of the learner), to compare before and after a change.
 import { parseArgs } from 'node:util';
@@ -35,7 +36,7 @@ import os from 'node:os';
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type JsMsg } from '@nats-io/jetstream';
 import { connectBus, type Bus } from '@owrl/bus';
 import { startNatsServer } from '@owrl/testkit';
-import { natsPid, natsProfileDuring, natsProfileOptions, procStat, runFleet, type Captured } from './fleet-run.js';
+import { natsPid, natsProfileDuring, natsProfileOptions, parseEnvArgs, procStat, runFleet, type Captured } from './fleet-run.js';
 
 const HOPS = [
   { stream: 'RAW_REQ', subject: 'raw.req' },
@@ -158,7 +159,8 @@ async function rawRate(captured: Captured, n: number, retained: boolean): Promis
 const mean = (xs: Uint8Array[]): number => (xs.length > 0 ? Math.round(xs.reduce((a, b) => a + b.length, 0) / xs.length) : 0);
 
 export async function busBench(args: string[]): Promise<Record<string, unknown>> {
-  const { values } = parseArgs({ args, options: { slots: { type: 'string', default: '256' }, window: { type: 'string', default: '30' }, messages: { type: 'string', default: '8000' }, 'round-groups': { type: 'string', default: String(DEFAULT_ROUND_GROUPS) }, root: { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { slots: { type: 'string', default: '256' }, window: { type: 'string', default: '30' }, messages: { type: 'string', default: '8000' }, 'round-groups': { type: 'string', default: String(DEFAULT_ROUND_GROUPS) }, root: { type: 'string' }, env: { type: 'string', multiple: true, default: [] } } });
+  const env = parseEnvArgs(values.env);
   const slots = Number(values.slots);
   const windowS = Number(values.window);
   const messages = Number(values.messages);
@@ -187,7 +189,7 @@ export async function busBench(args: string[]): Promise<Record<string, unknown>>
       // it would send each a working() every third of its ack_wait (60 s: up to twice in the
       // window, 10 000s of messages at once), which a run that trains every few seconds never
       // sends (a result is held for one update). With a 10-minute ack_wait none falls in the window.
-      ...(roundGroups > HELD_ROUND_GROUPS ? { env: { OWRL_SCORED_MAX_ACK_PENDING: '1000000', OWRL_SCORED_ACK_WAIT_S: '600' } } : {}),
+      env: { ...(roundGroups > HELD_ROUND_GROUPS ? { OWRL_SCORED_MAX_ACK_PENDING: '1000000', OWRL_SCORED_ACK_WAIT_S: '600' } : {}), ...env },
       runId: 'bench-bus',
       ...(values.root !== undefined ? { root: values.root } : {}),
       capture: 500,

@@ -557,3 +557,14 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     else fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The benches' repeatable `--env KEY=VALUE` (extra environment of every service of the run). */
+export function parseEnvArgs(pairs: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const kv of pairs) {
+    const eq = kv.indexOf('=');
+    if (eq < 1) throw new Error(`--env ${kv}: expected KEY=VALUE`);
+    env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  return env;
+}

@@ -25,7 +25,7 @@
 // docs/sizing.md.
 import { parseArgs } from 'node:util';
 import os from 'node:os';
-import { runFleet, type FleetFigures } from './fleet-run.js';
+import { parseEnvArgs, runFleet, type FleetFigures } from './fleet-run.js';
 
 /** Mean real episode seconds of the default model at a 15-step budget (docs/sizing.md): ~11.5 steps × 5 s × e^(0.6²/2). */
 export const MEAN_EPISODE_S_15 = 11.5 * 5 * Math.exp(0.18);
@@ -54,12 +54,7 @@ export async function fleetBench(args: string[]): Promise<Record<string, unknown
       env: { type: 'string', multiple: true, default: [] },
     },
   });
-  const env: Record<string, string> = {};
-  for (const kv of values.env) {
-    const eq = kv.indexOf('=');
-    if (eq < 1) throw new Error(`--env ${kv}: expected KEY=VALUE`);
-    env[kv.slice(0, eq)] = kv.slice(eq + 1);
-  }
+  const env = parseEnvArgs(values.env);
   const sizes = values.slots.split(',').map((s) => positive('slots', s.trim(), true));
   const rate = positive('rate', values.rate);
   const windowS = positive('window', values.window);

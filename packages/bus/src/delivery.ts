@@ -66,6 +66,14 @@ export interface DeliveryDeps {
 
 const EMPTY = new Uint8Array(0);
 
+/** The fields of nats-core 3.x's MsgImpl that releaseData() clears or copies. */
+interface ClientMsg {
+  readonly subject: string;
+  readonly reply: string;
+  _rdata?: Uint8Array | undefined;
+  _msg?: { subject?: Uint8Array; reply?: Uint8Array | undefined };
+}
+
 export class DeliveryImpl<T> implements Delivery<T> {
   private state: 'open' | 'acked' | 'naked' | 'termed' = 'open';
   /** releaseData() was called. */
@@ -151,10 +159,22 @@ export class DeliveryImpl<T> implements Delivery<T> {
     void this.m.headers;
     this.released = true;
     // nats-core's MsgImpl keeps the delivered bytes (headers and payload) in `_rdata`, and answers
-    // an empty payload when it is unset; the ack subject is kept apart. Checked by the bus tests
-    // against the client version (a moved field fails them).
-    const msg = (this.m as unknown as { msg?: { _rdata?: Uint8Array | undefined } }).msg;
-    if (msg && '_rdata' in msg) msg._rdata = undefined;
+    // an empty payload when it is unset. Its message arguments (`_msg.subject`, `_msg.reply`) are
+    // views of the socket read they came in, unless the payload spanned reads: they are copied,
+    // or each held delivery kept that whole read (64 KiB) alive after its payload was let go (a
+    // learner holding 20 000 results kept 223 MB of reads so, the bus bench of 2026-12-02).
+    // Checked by the bus tests against the client version (a moved field fails them).
+    const msg = (this.m as unknown as { msg?: ClientMsg }).msg;
+    if (!msg) return;
+    // The subject and the ack subject decoded now (the client caches them as strings).
+    void msg.subject;
+    void msg.reply;
+    if ('_rdata' in msg) msg._rdata = undefined;
+    const args = msg._msg;
+    if (args) {
+      if (args.subject instanceof Uint8Array) args.subject = new Uint8Array(args.subject);
+      if (args.reply instanceof Uint8Array) args.reply = new Uint8Array(args.reply);
+    }
   }
 
   working(): void {

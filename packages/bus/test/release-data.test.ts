@@ -15,6 +15,16 @@ function clientBytes(d: Delivery<unknown>): unknown {
   return (d as unknown as { m: { msg: { _rdata?: unknown } } }).m.msg._rdata;
 }
 
+/** The client's message arguments of a delivery: its subject and ack subject as bytes. */
+function clientArgs(d: Delivery<unknown>): { subject: Uint8Array; reply: Uint8Array } {
+  return (d as unknown as { m: { msg: { _msg: { subject: Uint8Array; reply: Uint8Array } } } }).m.msg._msg;
+}
+
+/** Bytes of memory `view` keeps alive beyond its own. */
+function beyond(view: Uint8Array): number {
+  return view.buffer.byteLength - view.byteLength;
+}
+
 void describe('releaseData()', () => {
   let s: Suite;
   before(async () => {
@@ -44,8 +54,15 @@ void describe('releaseData()', () => {
     try {
       const d = await within(got.promise, 10_000, 'the delivery');
       assert.ok(clientBytes(d) instanceof Uint8Array && d.data.length > 0, 'before: the client holds the bytes');
+      const { subject, reply } = { subject: d.subject, reply: (d as unknown as { m: { reply: string } }).m.reply };
+      assert.ok(beyond(clientArgs(d).subject) > 0, 'before: the subject is a view of the socket read it came in');
       d.releaseData();
       assert.equal(clientBytes(d), undefined, 'the client no longer holds them');
+      // Nor the read they came in: the subject and ack subject are copies of their own bytes.
+      const args = clientArgs(d);
+      assert.deepEqual([beyond(args.subject), beyond(args.reply)], [0, 0], 'the message arguments keep no socket read alive');
+      assert.equal(d.subject, subject);
+      assert.equal(Buffer.from(args.reply).toString(), reply);
       assert.equal(d.data.length, 0);
       assert.equal(d.msgId, r.trajectoryId, 'headers still read');
       assert.equal(d.deliveryCount, 1);
