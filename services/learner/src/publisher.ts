@@ -89,8 +89,13 @@ export class PolicyPublisher {
   private readonly produced = new Map<number, PolicyArtifact>();
   /** Newest version published or produced: the base of the next update. */
   private version = 0;
-  /** The update last written ahead (trainAhead uses it instead of reading it back). */
-  private ahead: TrainBatch | null = null;
+  /**
+   * The update last written ahead: its target version and figures, and with a remote trainer the
+   * request itself (trainAhead sends it instead of reading it back). The in-process trainer reads
+   * the stored file, so the batch is not kept: it holds the traces of every kept result (read back
+   * into the prefetch slabs: 235 MB at 8000 slots, kept alive until the update was committed).
+   */
+  private ahead: { target: number; figures: BatchFigures; batch: TrainBatch | null } | null = null;
 
   constructor(private readonly d: PolicyPublisherDeps) {
     this.remote = d.remote;
@@ -132,14 +137,14 @@ export class PolicyPublisher {
     await prefetchSteps(held).catch((e: unknown) => this.d.logger.warn({ err: e }, 'reading held results back from disk ahead of the update failed; the update reads them again'));
   }
 
-  private stats(b: TrainBatch, epochs: EpochStats[]): UpdateStats {
-    const samples = b.groups.reduce((n, g) => n + g.samples.length, 0);
+  private stats(b: TrainBatch | BatchFigures, epochs: EpochStats[]): UpdateStats {
+    const f = 'header' in b ? figuresOf(b) : b;
     return {
-      groups: b.groups.length,
-      fates: { kept: b.groups.length, dropped_all_zero: 0, dropped_all_one: 0, dropped_all_equal: 0 },
-      trajectories: samples,
-      actions: b.steps,
-      meanReward: b.meanReward,
+      groups: f.groups,
+      fates: { kept: f.groups, dropped_all_zero: 0, dropped_all_one: 0, dropped_all_equal: 0 },
+      trajectories: f.samples,
+      actions: f.steps,
+      meanReward: f.meanReward,
       updated: true,
       epochs,
     };
@@ -191,7 +196,7 @@ export class PolicyPublisher {
     const b = this.batch(kept, baseVersion);
     if (this.remote) await this.storeAsync(b);
     else await this.inProcess.storeAhead(this.batchFile(Number(b.header.targetVersion)), b.header, b.groups);
-    this.ahead = b;
+    this.ahead = { target: Number(b.header.targetVersion), figures: figuresOf(b), batch: this.remote ? b : null };
   }
 
   /**
@@ -201,14 +206,14 @@ export class PolicyPublisher {
    * @throws FatalRunError TRAINER_BATCH_MISSING when no request for `target` is stored.
    */
   async trainAhead(target: number): Promise<UpdateStats> {
-    const held = this.ahead && Number(this.ahead.header.targetVersion) === target ? this.ahead : null;
+    const held = this.ahead?.target === target ? this.ahead : null;
     if (!held && !fs.existsSync(this.batchFile(target))) {
       const known = this.produced.get(target) ?? this.readRecord(target);
       if (known) return replayedStats(0, 0, []);
       throw new FatalRunError('TRAINER_BATCH_MISSING', `the update to version ${target} was checkpointed as written ahead, but ${this.batchFile(target)} is missing`);
     }
     if (this.remote) {
-      const b = held ?? this.readAhead(target);
+      const b = held?.batch ?? this.readAhead(target);
       if (!b) throw new FatalRunError('TRAINER_BATCH_MISSING', `${this.batchFile(target)} is missing`);
       const r = await this.send(b);
       return this.stats(b, epochsOf(r));
@@ -217,7 +222,7 @@ export class PolicyPublisher {
     const r = await this.inProcess.trainStored(this.batchFile(target), BigInt(target));
     this.accept(r);
     const epochs = this.inProcess.lastEpochs;
-    if (held) return this.stats(held, epochs);
+    if (held) return this.stats(held.figures, epochs);
     return replayedStats(Number(r.samples), Number(r.actions), epochs);
   }
 
@@ -226,7 +231,7 @@ export class PolicyPublisher {
    * crash left behind, are no longer needed.
    */
   settleAhead(target: number): void {
-    if (this.ahead && Number(this.ahead.header.targetVersion) <= target) this.ahead = null;
+    if (this.ahead && this.ahead.target <= target) this.ahead = null;
     for (const f of fs.readdirSync(this.aheadDir)) {
       const m = /^batch-v(\d+)\.pb(\.tmp)?$/.exec(f);
       if (m && Number(m[1]) <= target) fs.rmSync(path.join(this.aheadDir, f), { force: true });
@@ -341,4 +346,16 @@ export class PolicyPublisher {
     this.accept(r);
     return r;
   }
+}
+
+/** What an update's stats need of its batch. */
+interface BatchFigures {
+  groups: number;
+  samples: number;
+  steps: number;
+  meanReward: number;
+}
+
+function figuresOf(b: TrainBatch): BatchFigures {
+  return { groups: b.groups.length, samples: b.groups.reduce((n, g) => n + g.samples.length, 0), steps: b.steps, meanReward: b.meanReward };
 }

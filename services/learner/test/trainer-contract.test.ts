@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { connectBus, ensureTopology, WeightsPointer, type Bus } from '@owrl/bus';
 import { silentLogger } from '@owrl/core';
 import { initialModel, type PointerModel } from '@owrl/policy';
@@ -266,6 +268,45 @@ void test('in process: the update through the contract trains the model exactly 
     const v1 = await weights.get();
     assert.deepEqual([v1?.version, v1?.kind, v1?.runId], [1n, 'onnx-pointer', 'local-run']);
     assert.match(v1?.uri ?? '', /policy-v1\.onnx$/);
+  } finally {
+    await artifacts.close();
+  }
+});
+
+/** A full garbage collection (the flag set at run time: the test runner starts node without it). */
+function collectGarbage(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+}
+
+void test('in process, written ahead: the batch (every kept result\'s traces) is not kept while the update trains, only its figures', async () => {
+  const weights = await WeightsPointer.open(bus);
+  const artifacts = new ArtifactServer(path.join(dir, 'art-ahead-held'), { port: 0, host: '127.0.0.1', advertiseHost: '127.0.0.1' });
+  await artifacts.start();
+  try {
+    const traces = [[pointer(0, 3), pointer(1, 9)], [pointer(1, 3)], [pointer(0, 20)]];
+    const kept = [group(0, traces, [1, 0, 0], [Math.SQRT2, -Math.SQRT1_2, -Math.SQRT1_2], 0n)];
+    const model = initialModel({ dim: 64, temperature: 1 });
+    const p = await publisher('ahead-held-run', model, weights, artifacts);
+    // The batch the publisher builds, watched without keeping it alive.
+    const inner = p as unknown as { batch: (...a: unknown[]) => object };
+    const build = inner.batch.bind(p);
+    let built: WeakRef<object> | null = null;
+    inner.batch = (...a: unknown[]) => {
+      const b = build(...a);
+      built = new WeakRef(b);
+      return b;
+    };
+    await p.writeAhead(kept, 0);
+    assert.ok(built, 'writeAhead built a batch');
+    // WeakRef targets live to the end of the job that made them: collect in a later one.
+    await new Promise((r) => setImmediate(r));
+    collectGarbage();
+    assert.equal((built as WeakRef<object>).deref(), undefined, 'the written-ahead batch was collected: the update reads its stored request');
+    const u = await p.trainAhead(1);
+    assert.deepEqual([u.groups, u.trajectories, u.actions], [1, 3, 4], 'the update\'s figures are still the batch\'s');
+    p.settleAhead(1);
+    await p.close();
   } finally {
     await artifacts.close();
   }
