@@ -54,7 +54,8 @@ void describe('releaseData()', () => {
     try {
       const d = await within(got.promise, 10_000, 'the delivery');
       assert.ok(clientBytes(d) instanceof Uint8Array && d.data.length > 0, 'before: the client holds the bytes');
-      const { subject, reply } = { subject: d.subject, reply: (d as unknown as { m: { reply: string } }).m.reply };
+      const subject = d.subject;
+      const reply = (d as unknown as { m: { reply: string } }).m.reply;
       assert.ok(beyond(clientArgs(d).subject) > 0, 'before: the subject is a view of the socket read it came in');
       d.releaseData();
       assert.equal(clientBytes(d), undefined, 'the client no longer holds them');

@@ -137,8 +137,7 @@ export class PolicyPublisher {
     await prefetchSteps(held).catch((e: unknown) => this.d.logger.warn({ err: e }, 'reading held results back from disk ahead of the update failed; the update reads them again'));
   }
 
-  private stats(b: TrainBatch | BatchFigures, epochs: EpochStats[]): UpdateStats {
-    const f = 'header' in b ? figuresOf(b) : b;
+  private stats(f: BatchFigures, epochs: EpochStats[]): UpdateStats {
     return {
       groups: f.groups,
       fates: { kept: f.groups, dropped_all_zero: 0, dropped_all_one: 0, dropped_all_equal: 0 },
@@ -160,12 +159,12 @@ export class PolicyPublisher {
     if (this.remote) {
       this.store(b);
       this.version = baseVersion + 1;
-      return this.stats(b, []);
+      return this.stats(figuresOf(b), []);
     }
     this.inProcess.setVersion(BigInt(baseVersion));
     const r = this.inProcess.trainSync(b.header, b.groups);
     this.accept(r);
-    return this.stats(b, this.inProcess.lastEpochs);
+    return this.stats(figuresOf(b), this.inProcess.lastEpochs);
   }
 
   /** The update, awaited: the trainer has answered and its version is stored when this resolves. */
@@ -175,7 +174,7 @@ export class PolicyPublisher {
     if (!this.remote) return this.trainInProcess(b);
     await this.storeAsync(b);
     const r = await this.send(b);
-    return this.stats(b, epochsOf(r));
+    return this.stats(figuresOf(b), epochsOf(r));
   }
 
   private async trainInProcess(b: TrainBatch): Promise<UpdateStats> {
@@ -183,7 +182,7 @@ export class PolicyPublisher {
     this.inProcess.setVersion(b.header.baseVersion);
     const r = await this.inProcess.train(b.header, b.groups);
     this.accept(r);
-    return this.stats(b, this.inProcess.lastEpochs);
+    return this.stats(figuresOf(b), this.inProcess.lastEpochs);
   }
 
   /**
@@ -216,7 +215,7 @@ export class PolicyPublisher {
       const b = held?.batch ?? this.readAhead(target);
       if (!b) throw new FatalRunError('TRAINER_BATCH_MISSING', `${this.batchFile(target)} is missing`);
       const r = await this.send(b);
-      return this.stats(b, epochsOf(r));
+      return this.stats(figuresOf(b), epochsOf(r));
     }
     this.inProcess.setVersion(BigInt(target - 1));
     const r = await this.inProcess.trainStored(this.batchFile(target), BigInt(target));
