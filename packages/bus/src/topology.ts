@@ -195,6 +195,8 @@ export function resolveTopology(opts: TopologyOptions = {}): ResolvedTopology {
       discard: DiscardPolicy.Old,
       max_age: retentionMs * MS,
       duplicate_window: dup,
+      // The learner reads a held result's steps back by sequence (services/learner/src/stream-steps.ts).
+      allow_direct: true,
     },
     {
       name: STREAM_DLQ,

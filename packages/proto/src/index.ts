@@ -147,7 +147,7 @@ export type { MessageShape, MessageInitShape, DescMessage, JsonValue } from '@bu
 export { SCHEMA_VERSION, decode, encode, encodeWithField, make } from './codec.js';
 export { encodeTrajectory } from './trace-encode.js';
 export { encodeGroupChunk } from './train-encode.js';
-export { decodeScoredLazy, decodeTrajectoryLazy, pendingTraceBytes, prefetchSteps, shareTrace, spillSteps, stepCount, stepTraces, traceKind, type SpillReader, type StepSpillWriter } from './lazy-trace.js';
+export { decodeScoredLazy, decodeTrajectoryLazy, pendingTraceBytes, prefetchSteps, scoredStepBytes, shareTrace, spillSteps, stepCount, stepTraces, traceKind, type SpillReader, type StepSpillWriter } from './lazy-trace.js';
 export { ProtoError, ProtoErrorCode, isProtoError } from './errors.js';
 export {
   encodeOnce,

@@ -378,6 +378,23 @@ export function decodeScoredLazy(bytes: Uint8Array): MessageShape<typeof ScoredT
   return lazily(ScoredTrajectorySchema, bytes, stripScored, (m) => m.trajectory);
 }
 
+/**
+ * The encoded steps of the trajectory in a ScoredTrajectory's bytes, one view of `bytes` per
+ * step, in order: the bytes decodeScoredLazy would hold for them, found without decoding
+ * anything else (a learner reading a held result's steps back from the stream).
+ * @throws ProtoError UNDECODABLE when `bytes` are not a ScoredTrajectory this module can split.
+ */
+export function scoredStepBytes(bytes: Uint8Array): Uint8Array[] {
+  const steps: Uint8Array[] = [];
+  try {
+    stripScored(bytes, steps);
+  } catch (e) {
+    if (!(e instanceof WireError)) throw e;
+    throw new ProtoError(ProtoErrorCode.Undecodable, ScoredTrajectorySchema.typeName, `cannot find the steps in ${bytes.length} bytes of ${ScoredTrajectorySchema.typeName}: ${e.message}`, { cause: e });
+  }
+  return steps;
+}
+
 /** Number of steps of `traj`, without decoding them when they are still encoded. */
 export function stepCount(traj: Trajectory): number {
   return pendingSteps.get(traj)?.count ?? traj.steps.length;

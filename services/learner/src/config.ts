@@ -53,8 +53,12 @@ export interface LearnerConfig {
   /** Finished rounds whose groups and scored trajectories stay in memory for ListGroups/GetTrajectory. */
   keepRounds: number;
   resume: boolean;
-  /** OWRL_SPILL_STEPS: held results' steps go to `<data dir>/<run>/spill` until read (step-spill.ts). */
-  spillSteps: boolean;
+  /**
+   * OWRL_HELD_STEPS: where the steps of the results the learner holds wait until read: `stream`
+   * (read back from OWRL_SCORED by sequence, stream-steps.ts), `disk` (segment files under
+   * `<data dir>/<run>/spill`, step-spill.ts) or `memory`.
+   */
+  heldSteps: HeldStepsMode;
   controlToken: string;
   metricsPort: number;
   seed: number;
@@ -117,6 +121,17 @@ function checkInitPolicy(file: string): void {
 function learnerMode(raw: string): LearnerMode {
   if (raw === 'sync' || raw === 'async') return raw;
   throw new ConfigError('OWRL_MODE', `OWRL_MODE=${JSON.stringify(raw)} must be sync or async`);
+}
+
+export type HeldStepsMode = 'stream' | 'disk' | 'memory';
+
+function heldStepsMode(env: Record<string, string | undefined>): HeldStepsMode {
+  if ((env.OWRL_SPILL_STEPS ?? '') !== '') {
+    throw new ConfigError('OWRL_SPILL_STEPS', `OWRL_SPILL_STEPS=${JSON.stringify(env.OWRL_SPILL_STEPS)} is replaced by OWRL_HELD_STEPS: stream (default), disk (what OWRL_SPILL_STEPS=true did) or memory (false)`);
+  }
+  const raw = envString('OWRL_HELD_STEPS', 'stream', env);
+  if (raw === 'stream' || raw === 'disk' || raw === 'memory') return raw;
+  throw new ConfigError('OWRL_HELD_STEPS', `OWRL_HELD_STEPS=${JSON.stringify(raw)} must be stream, disk or memory`);
 }
 
 /** `inprocess`, or a trainer's `host:port`. */
@@ -182,7 +197,7 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     keepArtifacts: envInt('OWRL_KEEP_ARTIFACTS', 5, env, 0),
     keepRounds: envInt('OWRL_KEEP_ROUNDS', DEFAULT_KEEP_ROUNDS, env, 0),
     resume: envBool('OWRL_RESUME', false, env),
-    spillSteps: envBool('OWRL_SPILL_STEPS', true, env),
+    heldSteps: heldStepsMode(env),
     controlToken: envString('OWRL_CONTROL_TOKEN', '', env),
     metricsPort: port('OWRL_METRICS_PORT', 0, env),
     seed: envInt('OWRL_SEED', 1, env),

@@ -18,6 +18,7 @@ import {
   ReflectionIndex,
   RunEventSchema,
   encodeOnce,
+  prefetchSteps,
   type ListGroupsResponse,
   type RunEvent,
   type RunState,
@@ -172,9 +173,18 @@ export class LearnerGrpcServer {
       },
       getTrajectory: (call, cb) => {
         const [err, t] = answer(() => this.control.getTrajectory(call.request.trajectoryId));
-        if (err) cb(err);
-        else if (!t) cb(statusError(grpc.status.NOT_FOUND, `trajectory ${JSON.stringify(call.request.trajectoryId)} is not held by the learner (unknown id)`));
-        else cb(null, t);
+        if (err) return cb(err);
+        if (!t) return cb(statusError(grpc.status.NOT_FOUND, `trajectory ${JSON.stringify(call.request.trajectoryId)} is not held by the learner (unknown id)`));
+        // A held result's steps may wait in the stream or on disk (OWRL_HELD_STEPS): read back first.
+        // Decoded here, not when the answer is encoded: a read-ahead serves one read (the update's
+        // batch may take it in between); a decoded trajectory's steps stay decoded.
+        prefetchSteps(t.trajectory ? [t.trajectory] : []).then(
+          () => {
+            const [readErr] = answer(() => t.trajectory?.steps);
+            cb(readErr, readErr ? null : t);
+          },
+          (e: unknown) => cb(statusError(grpc.status.UNAVAILABLE, `the steps of trajectory ${JSON.stringify(call.request.trajectoryId)} could not be read back: ${(e as Error).message}`)),
+        );
       },
       pauseRun: (call, cb) => {
         const err = this.authorize(call);

@@ -31,6 +31,7 @@ import {
   decodeScoredLazy,
   type RoundSummary,
   type ScoredTrajectory,
+  type Trajectory,
 } from '@owrl/proto';
 import { CONSUMER_ACTORS, ensureLearnerConsumer, STREAM_SCORED, STREAM_TASKS, taskSubject, type Bus, type Delivery, type WeightsPointer, type Blacklist } from '@owrl/bus';
 import type { PointerModel } from '@owrl/policy';
@@ -39,7 +40,6 @@ import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
 import { bigMapFromJson, bigMapToJson, countersFromJson, countersToJson, type CheckpointStore, type PendingUpdateJson, type RestoredCheckpoint, type RoundFile } from './checkpoint.js';
 import type { LearnerConfig } from './config.js';
-import type { StepSpill } from './step-spill.js';
 import { RunControl } from './control.js';
 import { CrashPoints } from './crash-point.js';
 import { withRetry, type RetryOptions } from './failure-policy.js';
@@ -77,8 +77,14 @@ export interface LearnerDeps {
   incarnation: number;
   metrics: LearnerMetrics;
   logger: Logger;
-  /** Where held results' steps go until read (OWRL_SPILL_STEPS); absent: they stay in memory. */
-  spill?: StepSpill;
+  /** Where held results' steps wait until read (OWRL_HELD_STEPS: the stream or disk); absent: in memory. */
+  heldSteps?: HeldSteps;
+}
+
+/** Takes a held result's still-encoded steps out of memory until they are read (stream-steps.ts, step-spill.ts). */
+export interface HeldSteps {
+  /** `seq`: the OWRL_SCORED sequence the result was delivered from. Returns the bytes let go of. */
+  hold(traj: Trajectory, seq: number): number;
 }
 
 /** How long a blacklist look-up is reused, and the poll interval while every task host is blocked. */
@@ -396,13 +402,14 @@ export class Learner {
    */
   /**
    * A result held until its round's update is checkpointed (and readable for the rounds kept):
-   * its steps go to the spill (when there is one) and its delivery lets go of the bytes, so what
-   * the learner holds per result is its decoded fields, not its payload.
+   * its steps leave memory (OWRL_HELD_STEPS: read back from the stream, or from disk) and its
+   * delivery lets go of the bytes, so what the learner holds per result is its decoded fields,
+   * not its payload.
    */
   private hold(ev: Pending): void {
-    const spill = this.d.spill;
-    if (!spill) return;
-    if (ev.scored.trajectory) spill.spill(ev.scored.trajectory);
+    const held = this.d.heldSteps;
+    if (!held) return;
+    if (ev.scored.trajectory) held.hold(ev.scored.trajectory, ev.delivery.seq);
     ev.delivery.releaseData();
   }
 

@@ -22,6 +22,7 @@ import type { RemoteTrainerBinding } from './publisher.js';
 import { RunStateStore } from './run-state-store.js';
 import { TaskScheduler } from './scheduler.js';
 import { StepSpill } from './step-spill.js';
+import { StreamSteps } from './stream-steps.js';
 import { loadTasks } from './task-source.js';
 
 /**
@@ -108,8 +109,10 @@ runService({
     const fleet = new FleetView({ actors: await ActorRegistry.open(bus), blacklist }, store, logger);
     await fleet.start();
 
-    const spill = config.spillSteps ? new StepSpill(path.join(runDir, 'spill'), { logger }) : undefined;
-    const learner = new Learner({ config, bus, store, scheduler, model, trainer, ...(remoteTrainer ? { remoteTrainer } : {}), ...(spill ? { spill } : {}), artifacts, weights, blacklist, checkpoints, updatesDir: path.join(runDir, 'updates'), restored, incarnation, metrics, logger });
+    const spill = config.heldSteps === 'disk' ? new StepSpill(path.join(runDir, 'spill'), { logger }) : undefined;
+    const heldSteps = config.heldSteps === 'stream' ? new StreamSteps(bus, { logger }) : spill;
+    if (config.heldSteps !== 'disk') fs.rmSync(path.join(runDir, 'spill'), { recursive: true, force: true });
+    const learner = new Learner({ config, bus, store, scheduler, model, trainer, ...(remoteTrainer ? { remoteTrainer } : {}), ...(heldSteps ? { heldSteps } : {}), artifacts, weights, blacklist, checkpoints, updatesDir: path.join(runDir, 'updates'), restored, incarnation, metrics, logger });
     const grpcServer = new LearnerGrpcServer(store, learner.control, { port: config.grpcPort, host: config.grpcHost, controlToken: config.controlToken, logger });
     const grpcPort = await grpcServer.start();
     grpcServer.setServing(true);
@@ -140,6 +143,7 @@ runService({
         await remoteTrainer?.trainer.close();
         // Last: the gRPC server read held trajectories' steps from it until it closed.
         spill?.close();
+        if (heldSteps instanceof StreamSteps) heldSteps.close();
       },
     };
   },

@@ -122,19 +122,26 @@ export class PolicyPublisher {
     // in process, the learner's GrpoTrainer carries the hyper-parameters itself
     const b = buildTrainBatch(this.d.runId, kept, BigInt(base), this.remote?.hyper ?? make(TrainHyperparamsSchema, {}));
     if (b.skippedSteps > 0) this.d.logger.warn({ skippedSteps: b.skippedSteps, steps: b.steps }, 'steps without a usable trace (no token ids or log-probs) left out of the update');
+    if (b.unreadable.length > 0) {
+      this.d.logger.error(
+        { unreadable: b.unreadable.length, samples: figuresOf(b).samples, first: b.unreadable.slice(0, 5) },
+        "results whose steps could not be read back trained nothing in this update (their group's other samples did)",
+      );
+    }
     return b;
   }
 
   /**
-   * The kept results' steps that wait on disk (OWRL_SPILL_STEPS), read back in the thread pool,
-   * all at once, before the batch is built: the batch reads every one of them, and read one by one
-   * on the loop they stopped the learner for seconds per update at 8000 slots (3600 reads, the
-   * disk's pages reclaimed in the minute they waited). A failed read is left to the batch, which
-   * reads again and names the error.
+   * The kept results' steps that wait elsewhere (OWRL_HELD_STEPS), read back without blocking the
+   * loop, all at once, before the batch is built: the batch reads every one of them; read one by
+   * one on the loop from disk they stopped the learner for seconds per update at 8000 slots (3600
+   * reads, the disk's pages reclaimed in the minute they waited), and from the stream they can
+   * only be read ahead. A failed read is left to the batch: from disk it reads again, from the
+   * stream it names the result and the error (unreadable) and trains the rest.
    */
   private async prefetch(kept: GroupState[]): Promise<void> {
     const held = kept.flatMap((g) => g.samples.flatMap((s) => (s.scored?.trajectory ? [s.scored.trajectory] : [])));
-    await prefetchSteps(held).catch((e: unknown) => this.d.logger.warn({ err: e }, 'reading held results back from disk ahead of the update failed; the update reads them again'));
+    await prefetchSteps(held).catch((e: unknown) => this.d.logger.warn({ err: e }, 'reading held results back ahead of the update failed for some; the batch names them'));
   }
 
   private stats(f: BatchFigures, epochs: EpochStats[]): UpdateStats {
@@ -325,7 +332,7 @@ export class PolicyPublisher {
     } catch (e) {
       throw new FatalRunError('TRAINER_BATCH_CORRUPT', (e as Error).message, { cause: e });
     }
-    return req ? { header: req.header, groups: req.groups, steps: 0, skippedSteps: 0, meanReward: 0 } : undefined;
+    return req ? { header: req.header, groups: req.groups, steps: 0, skippedSteps: 0, unreadable: [], meanReward: 0 } : undefined;
   }
 
   private async sendPending(version: number): Promise<void> {

@@ -1,4 +1,5 @@
-// The held results' steps, on disk instead of in memory. A learner holds every result of a round
+// The held results' steps, on disk instead of in memory (OWRL_HELD_STEPS=disk; the default reads
+// them back from the stream instead: stream-steps.ts). A learner holds every result of a round
 // (and of the rounds it keeps readable) until its update is checkpointed; their steps are most of
 // their bytes (~60 KB a pointer trajectory, megabytes with a VLM's screenshots or long token
 // traces) and are read only twice, if at all: by the update and by a console asking for the
@@ -68,6 +69,11 @@ export class StepSpill {
     // What an earlier process spilled is of no use to this one.
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
+  }
+
+  /** HeldSteps of the learner: the steps go to disk (the stream sequence is not needed). */
+  hold(traj: Trajectory): number {
+    return this.spill(traj);
   }
 
   /** Moves the still-encoded steps of `traj` to disk; returns the bytes moved (0: kept in memory). */

@@ -13,6 +13,11 @@ export interface TrainBatch {
   /** Steps handed over, and steps left out (no usable trace). */
   steps: number;
   skippedSteps: number;
+  /**
+   * Samples whose steps could not be read back (OWRL_HELD_STEPS: their message gone from the
+   * stream, a failed read): handed over without steps, so they train nothing; why, by trajectory id.
+   */
+  unreadable: Array<{ trajectoryId: string; error: string }>;
   /** Mean reward over the batch's samples. */
   meanReward: number;
 }
@@ -29,6 +34,7 @@ export function batchId(runId: string, target: bigint): string {
 export function buildTrainBatch(runId: string, kept: readonly GroupState[], baseVersion: bigint, hyper: TrainHyperparams): TrainBatch {
   let steps = 0;
   let skippedSteps = 0;
+  const unreadable: TrainBatch['unreadable'] = [];
   let rewardSum = 0;
   let samples = 0;
   const groups = kept.map((g) => {
@@ -43,7 +49,13 @@ export function buildTrainBatch(runId: string, kept: readonly GroupState[], base
         rewardSum += reward;
         samples += 1;
         // The steps' index and trace only: steps still encoded (decodeScoredLazy) are not decoded.
-        const trained = (traj ? stepTraces(traj) : []).flatMap((st) => {
+        let traces: ReturnType<typeof stepTraces> = [];
+        try {
+          traces = traj ? stepTraces(traj) : [];
+        } catch (e) {
+          unreadable.push({ trajectoryId: traj?.trajectoryId ?? s.trajectoryId, error: (e as Error).message });
+        }
+        const trained = traces.flatMap((st) => {
           // A pointer trace is usable as it is: its kind is read without decoding it (a trace
           // delivered encoded stays so until the trainer reads it: decodeScoredLazy).
           const kind = traceKind(st);
@@ -80,5 +92,5 @@ export function buildTrainBatch(runId: string, kept: readonly GroupState[], base
     groups: groups.length,
     samples,
   });
-  return { header, groups, steps, skippedSteps, meanReward: samples > 0 ? rewardSum / samples : 0 };
+  return { header, groups, steps, skippedSteps, unreadable, meanReward: samples > 0 ? rewardSum / samples : 0 };
 }
