@@ -28,7 +28,7 @@
 // The learner then holds every result it took in (its memory grows with the window). A size the
 // window fills (e.g. 64, the default until 2026-12-01) puts updates in the path too; the figures
 // then give the update's share of the window and the rate between updates.
-// --env KEY=VALUE: extra environment of every owrl service (repeatable), e.g. OWRL_HELD_STEPS=disk.
+// --env KEY=VALUE: extra environment of every owrl service (repeatable), e.g. OWRL_HELD_STEPS=stream.
 // --root: a folder whose services/<name>/dist/src/main.js are run instead of this checkout's
 // (e.g. symlinks to another build of the learner), to compare before and after a change.
 import { parseArgs } from 'node:util';

@@ -49,7 +49,7 @@ export async function fleetBench(args: string[]): Promise<Record<string, unknown
       'max-steps': { type: 'string', default: '15' },
       'actors-per': { type: 'string', default: '2000' },
       'round-share': { type: 'string', default: '0.45' },
-      // KEY=VALUE for every service of the run (repeatable), e.g. --env OWRL_HELD_STEPS=disk:
+      // KEY=VALUE for every service of the run (repeatable), e.g. --env OWRL_HELD_STEPS=stream:
       // the same fleet with another setting, to compare.
       env: { type: 'string', multiple: true, default: [] },
     },

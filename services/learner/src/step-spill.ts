@@ -1,5 +1,5 @@
-// The held results' steps, on disk instead of in memory (OWRL_HELD_STEPS=disk; the default reads
-// them back from the stream instead: stream-steps.ts). A learner holds every result of a round
+// The held results' steps, on disk instead of in memory (OWRL_HELD_STEPS=disk, the default; the
+// alternative reads them back from the stream: stream-steps.ts). A learner holds every result of a round
 // (and of the rounds it keeps readable) until its update is checkpointed; their steps are most of
 // their bytes (~60 KB a pointer trajectory, megabytes with a VLM's screenshots or long token
 // traces) and are read only twice, if at all: by the update and by a console asking for the

@@ -12,7 +12,14 @@
 // kept no steps at all 795 (the spill's writes, on the cores and the disk nats-server shares).
 // What it costs instead is one direct get per held result when it is read, in the thread of the
 // caller that reads ahead: the steps cannot be read synchronously, so a read that was not read
-// ahead (or whose read-ahead failed) throws, naming the result and why.
+// ahead (or whose read-ahead failed) throws, naming the result and why. That read costs more than
+// the spill's write once updates are counted: nats-server loads the whole message block (up to
+// 8 MB) a message lies in, and an update's kept results lie all over the stream. On the bus bench
+// with updates in the window this moved 353 trajectories a second against the spill's 410; at
+// 8000 slots nats-server grew to 1.3–1.7 GiB (240 MiB with the spill) and the learner's ingest
+// lag to 0.74–0.76 s (0.10 s), the update's 3600 reads sharing its connection with the results
+// coming in. Hence not the default (OWRL_HELD_STEPS=stream); the bus bench without updates in
+// its window (762–792 against 595–655 trajectories a second) had counted the writes, not the reads.
 import { STREAM_SCORED, type Bus } from '@owrl/bus';
 import { scoredStepBytes, spillSteps, type Trajectory } from '@owrl/proto';
 import type { Logger } from '@owrl/telemetry';
@@ -48,7 +55,9 @@ export class StreamSteps {
   private readonly attempts: number;
   private readonly counts = { held: 0, heldBytes: 0, reads: 0, failedReads: 0 };
   private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  /** Reads waiting for a slot, lowest sequence first (a binary heap). */
+  private readonly waiting: Array<{ seq: number; start: () => void }> = [];
+  private pumpQueued = false;
   /** Whether the stream allows direct gets (asked at the first read); else the API's message get. */
   private direct: Promise<boolean> | null = null;
   private closed = false;
@@ -113,7 +122,7 @@ export class StreamSteps {
   }
 
   private async readInto(id: string, seq: number, into: Uint8Array): Promise<void> {
-    await this.slot();
+    await this.slot(seq);
     try {
       this.counts.reads++;
       const m = await this.get(id, seq);
@@ -171,13 +180,72 @@ export class StreamSteps {
     return await this.bus.jsm.streams.getMessage(STREAM_SCORED, { seq });
   }
 
-  private async slot(): Promise<void> {
-    while (this.active >= this.concurrency) await new Promise<void>((r) => this.waiting.push(r));
-    this.active++;
+  /**
+   * Waits for one of the `concurrency` read slots. Reads start in stream order, lowest sequence
+   * first, not in the order they were asked for: an update asks for its kept results group by
+   * group, whose messages lie all over the stream, and nats-server loads a whole message block
+   * (up to 8 MB, cached for 5 s) to serve a read from it: in stream order each block is loaded
+   * once, in group order it may be loaded again for every read that finds its cache expired (at
+   * 8000 slots, one run each: nats-server's largest RSS 1346 MiB against 1689; the ingest lag was
+   * the same, 0.76 against 0.74 s). All of an update's reads are asked for at once
+   * (prefetchSteps), so the slots are handed out in a microtask after them.
+   */
+  private slot(seq: number): Promise<void> {
+    return new Promise<void>((start) => {
+      heapPush(this.waiting, { seq, start });
+      if (!this.pumpQueued) {
+        this.pumpQueued = true;
+        queueMicrotask(() => {
+          this.pumpQueued = false;
+          this.pump();
+        });
+      }
+    });
   }
 
   private release(): void {
     this.active--;
-    this.waiting.shift()?.();
+    this.pump();
   }
+
+  private pump(): void {
+    while (this.active < this.concurrency) {
+      const next = heapPop(this.waiting);
+      if (!next) return;
+      this.active++;
+      next.start();
+    }
+  }
+}
+
+/** Adds `x` to the min-heap `h` (by seq). */
+function heapPush(h: Array<{ seq: number; start: () => void }>, x: { seq: number; start: () => void }): void {
+  h.push(x);
+  let i = h.length - 1;
+  while (i > 0) {
+    const p = (i - 1) >> 1;
+    if ((h[p] as { seq: number }).seq <= x.seq) break;
+    h[i] = h[p] as { seq: number; start: () => void };
+    i = p;
+  }
+  h[i] = x;
+}
+
+/** Takes the lowest seq out of the min-heap `h`. */
+function heapPop(h: Array<{ seq: number; start: () => void }>): { seq: number; start: () => void } | undefined {
+  const top = h[0];
+  const last = h.pop();
+  if (top === undefined || last === undefined || h.length === 0) return top;
+  let i = 0;
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= h.length) break;
+    const r = l + 1;
+    const c = r < h.length && (h[r] as { seq: number }).seq < (h[l] as { seq: number }).seq ? r : l;
+    if ((h[c] as { seq: number }).seq >= last.seq) break;
+    h[i] = h[c] as { seq: number; start: () => void };
+    i = c;
+  }
+  h[i] = last;
+  return top;
 }

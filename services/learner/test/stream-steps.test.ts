@@ -121,6 +121,26 @@ void test('held steps leave memory and come back from the stream equal to a full
   });
 });
 
+void test('an update\'s reads start in stream order, lowest sequence first, whatever order they were asked in', async () => {
+  await withBus(async (bus) => {
+    const held = new StreamSteps(bus, { logger: silentLogger, concurrency: 2 });
+    const ps = await Promise.all(Array.from({ length: 12 }, (_, i) => publish(bus, `${RUN}/1/${i}/0/0@1`)));
+    const hs = ps.map((p) => heldAsDelivered(held, p));
+    const order: number[] = [];
+    const direct = bus.jsm.direct;
+    const get = direct.getMessage.bind(direct);
+    direct.getMessage = ((stream: string, q: { seq: number }) => {
+      order.push(q.seq);
+      return get(stream, q);
+    }) as typeof direct.getMessage;
+    // Asked for as an update asks: group by group, not in the order the stream holds them.
+    const asked = [7, 2, 11, 0, 5, 9, 1, 10, 3, 8, 6, 4];
+    await prefetchSteps(asked.map((k) => hs[k]!.trajectory!));
+    assert.deepEqual(order, ps.map((p) => p.seq).sort((a, b) => a - b), 'read in sequence order');
+    for (const k of asked) assert.ok(equals(ScoredTrajectorySchema, hs[k]!, decode(ScoredTrajectorySchema, ps[k]!.original)), `trajectory ${k} reads back whole`);
+  });
+});
+
 void test('a message gone from the stream or holding another trajectory is named, and the update trains the rest', async () => {
   await withBus(async (bus) => {
     const held = new StreamSteps(bus, { logger: silentLogger, attempts: 1 });
@@ -202,11 +222,11 @@ void test('GetTrajectory answers a held result whole over gRPC, its steps read b
   });
 });
 
-void test('OWRL_HELD_STEPS: stream by default, disk or memory; OWRL_SPILL_STEPS is refused with its replacement named', () => {
+void test('OWRL_HELD_STEPS: disk by default, stream or memory; OWRL_SPILL_STEPS is refused with its replacement named', () => {
   const base = { OWRL_RUN_ID: 'r', OWRL_SITES_URL: 'http://127.0.0.1:1' };
-  assert.equal(loadLearnerConfig(base).heldSteps, 'stream');
-  assert.equal(loadLearnerConfig({ ...base, OWRL_HELD_STEPS: 'disk' }).heldSteps, 'disk');
+  assert.equal(loadLearnerConfig(base).heldSteps, 'disk');
+  assert.equal(loadLearnerConfig({ ...base, OWRL_HELD_STEPS: 'stream' }).heldSteps, 'stream');
   assert.equal(loadLearnerConfig({ ...base, OWRL_HELD_STEPS: 'memory' }).heldSteps, 'memory');
-  assert.throws(() => loadLearnerConfig({ ...base, OWRL_HELD_STEPS: 'ram' }), /OWRL_HELD_STEPS="ram" must be stream, disk or memory/);
+  assert.throws(() => loadLearnerConfig({ ...base, OWRL_HELD_STEPS: 'ram' }), /OWRL_HELD_STEPS="ram" must be disk, stream or memory/);
   assert.throws(() => loadLearnerConfig({ ...base, OWRL_SPILL_STEPS: 'false' }), /replaced by OWRL_HELD_STEPS/);
 });
