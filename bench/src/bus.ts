@@ -28,6 +28,10 @@
 // The learner then holds every result it took in (its memory grows with the window). A size the
 // window fills (e.g. 64, the default until 2026-12-01) puts updates in the path too; the figures
 // then give the update's share of the window and the rate between updates.
+// A change that moves work from ingestion to the update is not judged by the default window,
+// which counts the first and none of the second: run it with --round-groups 64 as well (the
+// learner's held steps read back from the stream, 2026-12-02, were 25 % faster without updates
+// and 14 % slower with them, and slower at 8000 slots: docs/sizing.md).
 // --env KEY=VALUE: extra environment of every owrl service (repeatable), e.g. OWRL_HELD_STEPS=stream.
 // --root: a folder whose services/<name>/dist/src/main.js are run instead of this checkout's
 // (e.g. symlinks to another build of the learner), to compare before and after a change.
