@@ -56,11 +56,8 @@ export interface LearnerConfig {
   /**
    * OWRL_HELD_STEPS: where the steps of the results the learner holds wait until read: `disk`
    * (the default: segment files under `<data dir>/<run>/spill`, step-spill.ts), `stream` (read
-   * back from OWRL_SCORED by sequence, stream-steps.ts) or `memory`. Disk is the default because
-   * at fleet scale the stream's read-back costs more than the spill's writes (docs/sizing.md,
-   * sixteenth session: at 8000 slots nats-server's memory 1.3–1.7 GiB against 240 MiB, the
-   * learner's ingest lag 0.74–0.76 s against 0.10 s; on the bus bench with updates in the window
-   * 353 trajectories/s against 410).
+   * back from OWRL_SCORED by sequence, stream-steps.ts, whose comment says why it is not the
+   * default) or `memory`.
    */
   heldSteps: HeldStepsMode;
   controlToken: string;

@@ -55,8 +55,9 @@ export class StreamSteps {
   private readonly attempts: number;
   private readonly counts = { held: 0, heldBytes: 0, reads: 0, failedReads: 0 };
   private active = 0;
-  /** Reads waiting for a slot, lowest sequence first (a binary heap). */
+  /** Reads waiting for a slot; sorted highest sequence first when `unsorted` is false (taken from the end). */
   private readonly waiting: Array<{ seq: number; start: () => void }> = [];
+  private unsorted = false;
   private pumpQueued = false;
   /** Whether the stream allows direct gets (asked at the first read); else the API's message get. */
   private direct: Promise<boolean> | null = null;
@@ -192,7 +193,8 @@ export class StreamSteps {
    */
   private slot(seq: number): Promise<void> {
     return new Promise<void>((start) => {
-      heapPush(this.waiting, { seq, start });
+      this.waiting.push({ seq, start });
+      this.unsorted = true;
       if (!this.pumpQueued) {
         this.pumpQueued = true;
         queueMicrotask(() => {
@@ -209,43 +211,16 @@ export class StreamSteps {
   }
 
   private pump(): void {
+    if (this.unsorted) {
+      // Once per burst of reads asked for (an update's), nearly sorted after that.
+      this.waiting.sort((a, b) => b.seq - a.seq);
+      this.unsorted = false;
+    }
     while (this.active < this.concurrency) {
-      const next = heapPop(this.waiting);
+      const next = this.waiting.pop();
       if (!next) return;
       this.active++;
       next.start();
     }
   }
-}
-
-/** Adds `x` to the min-heap `h` (by seq). */
-function heapPush(h: Array<{ seq: number; start: () => void }>, x: { seq: number; start: () => void }): void {
-  h.push(x);
-  let i = h.length - 1;
-  while (i > 0) {
-    const p = (i - 1) >> 1;
-    if ((h[p] as { seq: number }).seq <= x.seq) break;
-    h[i] = h[p] as { seq: number; start: () => void };
-    i = p;
-  }
-  h[i] = x;
-}
-
-/** Takes the lowest seq out of the min-heap `h`. */
-function heapPop(h: Array<{ seq: number; start: () => void }>): { seq: number; start: () => void } | undefined {
-  const top = h[0];
-  const last = h.pop();
-  if (top === undefined || last === undefined || h.length === 0) return top;
-  let i = 0;
-  for (;;) {
-    const l = 2 * i + 1;
-    if (l >= h.length) break;
-    const r = l + 1;
-    const c = r < h.length && (h[r] as { seq: number }).seq < (h[l] as { seq: number }).seq ? r : l;
-    if ((h[c] as { seq: number }).seq >= last.seq) break;
-    h[i] = h[c] as { seq: number; start: () => void };
-    i = c;
-  }
-  h[i] = last;
-  return top;
 }
