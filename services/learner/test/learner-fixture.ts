@@ -12,7 +12,7 @@ import { silentLogger } from '@owrl/telemetry';
 import { ArtifactServer } from '../src/artifact-server.js';
 import { CheckpointStore } from '../src/checkpoint.js';
 import { loadLearnerConfig, type LearnerConfig } from '../src/config.js';
-import { Learner } from '../src/learner.js';
+import { Learner, type HeldSteps } from '../src/learner.js';
 import { createLearnerMetrics } from '../src/metrics.js';
 import type { RunStateStore } from '../src/run-state-store.js';
 import type { TaskScheduler } from '../src/scheduler.js';
@@ -40,6 +40,8 @@ export interface LearnerFixtureOptions {
   blacklist?: Blacklist;
   /** Where the learner's metrics go (read them back with `value`). Default: a fresh one. */
   meter?: MemoryMeter;
+  /** Where held results' steps go (OWRL_HELD_STEPS). Default: none, they stay in memory. */
+  heldSteps?: HeldSteps;
 }
 
 export async function startTestLearner(o: LearnerFixtureOptions): Promise<{ learner: Learner; artifacts: ArtifactServer }> {
@@ -63,6 +65,7 @@ export async function startTestLearner(o: LearnerFixtureOptions): Promise<{ lear
     incarnation: 1,
     metrics: createLearnerMetrics(o.meter ?? new MemoryMeter()),
     logger: silentLogger,
+    ...(o.heldSteps ? { heldSteps: o.heldSteps } : {}),
   });
   return { learner, artifacts };
 }
