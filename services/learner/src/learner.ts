@@ -296,7 +296,7 @@ export class Learner {
       workingIntervalMs: Math.max(500, Math.floor(config.scoredAckWaitMs / 3)),
       handler: (delivery) => {
         const ev = { scored: delivery.value, delivery };
-        this.hold(ev);
+        this.shedPayload(ev);
         this.inbox.push(ev);
       },
     });
@@ -396,18 +396,17 @@ export class Learner {
   }
 
   /**
-   * A result as it arrives, before it waits in the inbox: its steps leave memory (OWRL_HELD_STEPS:
-   * read back from the stream, or from disk) and its delivery lets go of the bytes, so what the
-   * learner keeps per result, while it waits and while it is held until its round's update is
-   * checkpointed, is its decoded fields, not its payload. Done on arrival, not at ingestion: a
-   * payload that waits in the inbox (the learner behind its fleet) outlives the young
-   * generation's collections, and the old generation's growth in payloads (~60 KB each, outside
-   * the heap) set off a full collection of everything the learner holds every 2 s on the bus
-   * bench (23 in its window; 6 with the payloads let go of on arrival, and the learner's CPU per
-   * trajectory 1.01 → 0.56–0.61 ms). A result then dropped (a duplicate, late) has had its steps
-   * written for nothing; a segment is deleted once every result in it is collected.
+   * Called as a result arrives, before it waits in the inbox: its steps leave memory
+   * (OWRL_HELD_STEPS: to disk, or left in the stream) and its delivery lets go of the bytes, so
+   * what the learner keeps per result, while it waits and while it is held until its round's
+   * update is checkpointed, is its decoded fields, not its payload. On arrival, not at ingestion:
+   * a ~60 KB payload that waited in the inbox (the learner behind its fleet) was promoted to the
+   * old generation, and their growth set off a full collection of everything the learner held
+   * every ~2 s on the bus bench (docs/sizing.md, seventeenth session). A result then dropped (a
+   * duplicate, late) has had its steps written for nothing; a spill segment is deleted once every
+   * result in it is collected.
    */
-  private hold(ev: Pending): void {
+  private shedPayload(ev: Pending): void {
     const held = this.d.heldSteps;
     if (!held) return;
     if (ev.scored.trajectory) held.hold(ev.scored.trajectory, ev.delivery.seq);
