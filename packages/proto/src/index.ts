@@ -145,7 +145,7 @@ export { ReflectionIndex } from './reflection.js';
 export { create, clone, equals, toJson, fromJson, toBinary, fromBinary } from '@bufbuild/protobuf';
 export type { MessageShape, MessageInitShape, DescMessage, JsonValue } from '@bufbuild/protobuf';
 export { SCHEMA_VERSION, decode, encode, encodeWithField, make } from './codec.js';
-export { encodeTrajectory } from './trace-encode.js';
+export { encodeTrajectory, sealTrace } from './trace-encode.js';
 export { encodeGroupChunk } from './train-encode.js';
 export { decodeScoredLazy, decodeTrajectoryLazy, pendingTraceBytes, prefetchSteps, scoredStepBytes, shareTrace, spillSteps, stepCount, stepTraces, traceKind, type SpillReader, type StepSpillWriter } from './lazy-trace.js';
 export { ProtoError, ProtoErrorCode, isProtoError } from './errors.js';

@@ -233,6 +233,38 @@ function writePointer(out: Out, plan: PointerPlan): void {
   for (let i = 0; i < labels.length; i++) out.string(8, labels[i] as string, plan.labelBytes[i] as number);
 }
 
+/** The encodings of sealed traces (sealTrace): frozen, so their bytes cannot go stale. */
+const sealed = new WeakMap<PolicyTrace, Uint8Array>();
+
+/** Every object and array reachable from `v` (typed arrays with elements throw: they cannot be frozen). */
+function reachable(v: unknown, into: object[], path: string): void {
+  if (typeof v !== 'object' || v === null) return;
+  if (ArrayBuffer.isView(v)) {
+    if (v.byteLength > 0) throw new TypeError(`sealTrace: ${path} holds bytes, which cannot be frozen`);
+    return;
+  }
+  into.push(v);
+  for (const [k, x] of Object.entries(v)) reachable(x, into, `${path}.${k}`);
+}
+
+/**
+ * Freezes `trace` (deeply) and keeps its encoding, which encodeTrajectory then copies into every
+ * trajectory holding it instead of writing the trace again; returns `trace`. For a trace that goes
+ * into many trajectories (the synthetic actor's pool); a policy's own trace, written once, gains
+ * nothing. A sealed trace cannot change: a writer that wants it different makes a new one.
+ * @throws TypeError when the trace holds bytes (a typed array cannot be frozen); protobuf-es's
+ *   errors for a trace it cannot encode.
+ */
+export function sealTrace(trace: PolicyTrace): PolicyTrace {
+  if (sealed.has(trace)) return trace;
+  const bytes = toBinary(PolicyTraceSchema, trace);
+  const objects: object[] = [];
+  reachable(trace, objects, 'trace');
+  for (const o of objects) Object.freeze(o);
+  sealed.set(trace, bytes);
+  return trace;
+}
+
 /** Whether encodeTrajectory writes `trace` itself (a pointer trace it can write), not protobuf-es. */
 export function writesTraceDirectly(trace: PolicyTrace): boolean {
   return pointerPlan(trace) !== undefined;
@@ -386,6 +418,11 @@ function imageSize(i: ImageRef): number {
 }
 
 function traceSize(t: PolicyTrace): number {
+  const bytes0 = sealed.get(t);
+  if (bytes0) {
+    traces.push(bytes0);
+    return bytes0.length;
+  }
   const plan = pointerPlan(t);
   if (plan) {
     traces.push(plan);

@@ -11,6 +11,7 @@ import {
   PointSchema,
   PolicyTraceSchema,
   PointerTraceSchema,
+  sealTrace,
   StepSchema,
   StepTimingSchema,
   TokenTraceSchema,
@@ -71,6 +72,27 @@ void test('encodeTrajectory leaves the trajectory as it was and stamps the schem
   assert.equal(t.schemaVersion, 1);
   assert.equal(t.steps[0]!.trace, trace);
   assert.equal(t.steps[0]!.$unknown, undefined);
+});
+
+void test('a sealed trace is frozen and its kept bytes are copied: a trajectory holding it (several times) encodes as protobuf-es encodes it', () => {
+  const a = sealTrace(pointer({ numCandidates: 2, offsets: [0, 1, 3], featureIndex: [4, 5, 6], featureValue: [0.5, -1, 2], chosen: 1, logprob: -0.7, temperature: 0.9, candidateLabels: ['a', 'b ✓'] }));
+  const tokens = create(PolicyTraceSchema, { kind: { case: 'tokens', value: create(TokenTraceSchema, { tokenIds: [1, 2], logprobs: [-0.5, -1] }) } });
+  assert.equal(sealTrace(tokens), tokens);
+  assert.equal(sealTrace(a), a, 'sealing twice is sealing once');
+  assertSame(trajectory([a, undefined, tokens, a, pointer({ chosen: 0, featureIndex: [1], featureValue: [2] }), a]));
+  assert.ok(Object.isFrozen(a) && Object.isFrozen(a.kind) && Object.isFrozen(a.kind.value) && Object.isFrozen((a.kind.value as { featureValue: number[] }).featureValue));
+  // It cannot go stale: every change throws (modules are strict), so its bytes stay its own.
+  const p = a.kind.value as { chosen: number; featureValue: number[]; candidateLabels: string[] };
+  assert.throws(() => (p.chosen = 0), TypeError);
+  assert.throws(() => p.featureValue.push(1), TypeError);
+  assert.throws(() => (p.candidateLabels = []), TypeError);
+  assertSame(trajectory([a]));
+  // Bytes cannot be frozen (unknown fields hold them): refused, naming where they are, and the trace is left unfrozen.
+  const withUnknown = pointer({ chosen: 1 });
+  withUnknown.$unknown = [{ no: 99, wireType: 2, data: new Uint8Array([1, 5]) }];
+  assert.throws(() => sealTrace(withUnknown), { name: 'TypeError', message: /trace\.\$unknown\.0\.data holds bytes/ });
+  assert.equal(Object.isFrozen(withUnknown), false);
+  assertSame(trajectory([withUnknown]));
 });
 
 void test('a value protobuf-es would refuse goes to protobuf-es, which refuses it as before', () => {

@@ -13,7 +13,7 @@
 import type { EffectRecord, EpisodeHooks, EpisodePolicy, EpisodeResult, EpisodeSpec, EpisodeStep, ToolCallResult } from '@owrl/browser-env';
 import { fnv1a, mulberry32 } from '@owrl/core';
 import { DEFAULT_DIM } from '@owrl/policy';
-import { make, PointerTraceSchema, PolicyTraceSchema, type PolicyTrace, type RolloutRequest } from '@owrl/proto';
+import { make, PointerTraceSchema, PolicyTraceSchema, sealTrace, type PolicyTrace, type RolloutRequest } from '@owrl/proto';
 
 /** The episode-time model and its compression (all durations in real, uncompressed seconds). */
 export interface SyntheticOptions {
@@ -235,8 +235,11 @@ function stepOf(index: number, startUrl: string, rng: () => number, last: boolea
  * sampling temperature), not anew per step: what a step holds is content the browser and the
  * policy would have produced, work this stand-in does not have to repeat to stand in for it. Made
  * anew per step, the random traces and texts were a quarter of a synthetic actor's CPU and most
- * of its garbage (the bus bench, 2026-12-01), charged to the path it measures. Every trajectory
- * is still built, encoded and published whole, as a browser actor's is.
+ * of its garbage (the bus bench, 2026-12-01), charged to the path it measures. The pooled traces
+ * are sealed (sealTrace): encoded once, their bytes copied into each trajectory, where writing
+ * the same trace again was 145 of a trajectory's 200 µs of encoding (2026-12-03); a browser actor
+ * writes each of its traces once, on its own node. Every trajectory is still built, encoded and
+ * published whole, as a browser actor's is.
  */
 const POOL = 64;
 
@@ -268,7 +271,7 @@ export class SyntheticEpisodes {
     if (!pool) {
       if (this.traces.size >= 8) this.traces.clear();
       const rng = mulberry32(0x7ace);
-      pool = Array.from({ length: POOL }, () => pointerTrace(rng, temperature));
+      pool = Array.from({ length: POOL }, () => sealTrace(pointerTrace(rng, temperature)));
       this.traces.set(temperature, pool);
     }
     return pool;

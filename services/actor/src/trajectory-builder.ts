@@ -10,6 +10,7 @@ import {
   make,
   PageEvalSchema,
   PointSchema,
+  PolicyTraceSchema,
   StepSchema,
   StepTimingSchema,
   TerminationClass,
@@ -151,8 +152,10 @@ export function fitPayload(t: Trajectory, maxBytes: number): FitResult {
       () => {
         let any = false;
         for (const s of t.steps) {
-          if (s.trace?.kind.case === 'pointer' && s.trace.kind.value.candidateLabels.length > 0) {
-            s.trace.kind.value.candidateLabels = [];
+          const tr = s.trace;
+          if (tr?.kind.case === 'pointer' && tr.kind.value.candidateLabels.length > 0) {
+            // A new trace without them: the policy's (or a pool's sealed one) is left as it is.
+            s.trace = make(PolicyTraceSchema, { ...tr, kind: { case: 'pointer', value: { ...tr.kind.value, candidateLabels: [] } } });
             any = true;
           }
         }

@@ -13,7 +13,7 @@ import { DiscardPolicy } from '@nats-io/jetstream';
 import { ActorRegistry, connectBus, ensureTopology, STREAM_TRAJ, taskSubject, trajSubject, WeightsPointer, type Bus } from '@owrl/bus';
 import { MemoryMeter, silentLogger } from '@owrl/core';
 import { exportOnnx, initialModel, POLICY_KIND } from '@owrl/policy';
-import { make, PolicyArtifactSchema, RolloutRequestSchema, TaskSchema, TrajectorySchema, terminationClassName, encode, type PolicyTrace } from '@owrl/proto';
+import { make, PolicyArtifactSchema, PolicyTraceSchema, PointerTraceSchema, RolloutRequestSchema, sealTrace, StepSchema, TaskSchema, TrajectorySchema, terminationClassName, encode, type PolicyTrace } from '@owrl/proto';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { Actor, type EpisodeRunner } from '../src/actor.js';
 import type { ActorConfig } from '../src/config.js';
@@ -274,4 +274,21 @@ void test('fitPayload leaves out parts in order and names each', () => {
   const small = make(TrajectorySchema, { trajectoryId: 'r/0/0/0/1' });
   assert.deepEqual(fitPayload(small, 5000), { bytes: encode(TrajectorySchema, small).length, trimmed: [], fits: true, data: encode(TrajectorySchema, small) });
   assert.equal(fitPayload(make(TrajectorySchema, { trajectoryId: 'x'.repeat(3000) }), 1000).fits, false);
+});
+
+void test('fitPayload leaves candidate labels out of new traces: a trace shared by steps (sealed, as the synthetic pool is) is left whole', () => {
+  const labels = Array.from({ length: 40 }, (_, i) => `candidate label ${i} `.repeat(8));
+  const shared = sealTrace(make(PolicyTraceSchema, { kind: { case: 'pointer', value: make(PointerTraceSchema, { numCandidates: 40, offsets: [0, 1], featureIndex: [3], featureValue: [0.25], chosen: 7, logprob: -1.5, temperature: 1, candidateLabels: labels }) } }));
+  const before = encode(PolicyTraceSchema, shared);
+  const t = make(TrajectorySchema, { trajectoryId: 'r/0/0/0/2', steps: [0, 1, 2].map((index) => make(StepSchema, { index, trace: shared })) });
+  const fit = fitPayload(t, 10_000);
+  assert.deepEqual([fit.fits, fit.trimmed], [true, ['candidate_labels']]);
+  assert.deepEqual(fit.data, encode(TrajectorySchema, t));
+  for (const s of t.steps) {
+    assert.notEqual(s.trace, shared);
+    assert.equal(s.trace?.kind.case, 'pointer');
+    const p = s.trace?.kind.value as { candidateLabels: string[]; chosen: number; featureValue: number[] };
+    assert.deepEqual([p.candidateLabels, p.chosen, p.featureValue], [[], 7, [0.25]], 'only the labels are left out');
+  }
+  assert.deepEqual(encode(PolicyTraceSchema, shared), before, 'the shared trace keeps its labels');
 });
