@@ -71,10 +71,25 @@ export {
   type PaddedBatch,
 } from './batch.js';
 export { halfToFloat, floatToHalf } from './half.js';
-export type { JudgeDevice, ResolvedDevice } from './session.js';
-export type { RowScore, BatchScores } from './runner.js';
+export { graphPaths } from './folder.js';
+export {
+  JUDGE_DEVICES,
+  AUTO_ORDER,
+  describeChoice,
+  isGpu,
+  probeDevice,
+  type DeviceSkip,
+  type DeviceSkipCode,
+  type GpuDevice,
+  type JudgeDevice,
+  type ResolvedDevice,
+} from './session.js';
+export type { RowScore, RowOutcome, PassStats, ForwardResult } from './runner.js';
+export { planPasses, paddingWaste, type BatchShape, type PlannedPass } from './batch-plan.js';
+export { prepareRows, promptOptions, promptTokenLimit, type PreparedOutcome, type PreparedRow } from './prepare.js';
 export {
   OnnxJudge,
+  DEVICE_DEFAULTS,
   type BatchScorer,
   type JudgeScore,
   type JudgeStats,

@@ -1,28 +1,38 @@
-// OnnxJudge: the public face of the judge model. Loads a model folder into a pool of worker
-// threads, scores batches of judgements (P(yes) from one forward pass each) with a deadline, and
-// reports the device in use and the judge version.
+// OnnxJudge: the public face of the judge model. Loads a model folder on a device (CUDA, WebGPU or
+// the CPU) into a pool of worker threads, scores batches of judgements (P(yes) from one forward
+// pass each) with a deadline, and reports the device in use (and why `auto` passed over others),
+// the judge version, and how full its passes were.
 import os from 'node:os';
-import { silentLogger, type Logger } from '@owrl/core';
+import { noopMeter, silentLogger, type Logger, type Meter } from '@owrl/core';
 import { fromWireError, JudgeModelError, JudgeModelErrorCode } from './errors.js';
 import { hashModelFolder, readModelFolder, type JudgeLayout } from './folder.js';
 import { WorkerPool } from './pool.js';
 import type { JudgeInput } from './prompt.js';
-import type { BatchScores, RowScore } from './runner.js';
-import type { JudgeDevice, ResolvedDevice } from './session.js';
+import { paddingWaste, type BatchShape } from './batch-plan.js';
+import { createJudgeModelMetrics, recordDevice, recordPasses, type JudgeModelMetrics } from './metrics.js';
+import type { PassStats, RowScore } from './runner.js';
+import { describeChoice, isGpu, JUDGE_DEVICES, type DeviceSkip, type JudgeDevice, type ResolvedDevice } from './session.js';
 
 export interface OnnxJudgeOptions {
   /** Model folder (README.md describes its files). */
   modelDir: string;
-  /** Default 'auto': CUDA when it works, else the CPU with a warning. */
+  /** Default 'auto': CUDA, else WebGPU, else the CPU, saying why it passed over each. */
   device?: JudgeDevice;
-  /** Inference worker threads, each with its own copy of the model. Default 1. */
+  /** Inference worker threads on the CPU, each with its own copy of the model (default 1). A GPU holds one copy. */
   workers?: number;
-  /** onnxruntime intra-op threads per worker. Default: available cores / workers. */
+  /**
+   * Threads that render, tokenize and preprocess prompts beside the model, so the model never
+   * waits for them. Default 2 on a GPU; 0 on the CPU, where each inference worker prepares its own.
+   */
+  prepareWorkers?: number;
+  /** onnxruntime intra-op threads per model worker (on a GPU: for nodes left on the CPU). Default: available cores / workers. */
   threads?: number;
   /** Overrides owrl_judge.json `threshold`. */
   threshold?: number;
-  /** Largest batch one forward pass takes; bigger calls are split. Default 8. */
+  /** Most rows in one forward pass; calls are split into chunks of this size. Default 8 on the CPU, 32 on a GPU. */
   maxBatch?: number;
+  /** Most padded positions (rows × longest row) in one forward pass. Default 16384 on the CPU, 32768 on a GPU. */
+  batchTokens?: number;
   /** Overrides owrl_judge.json `max_prompt_tokens`. */
   maxPromptTokens?: number;
   /** Default deadline of a scoreBatch call, ms. Default 60 000. */
@@ -30,7 +40,15 @@ export interface OnnxJudgeOptions {
   /** V8 heap limit of each worker, MiB (a worker over it dies and is replaced). */
   workerHeapMb?: number;
   logger?: Logger;
+  /** owrl_judge_model_* metrics (metrics.ts). */
+  meter?: Meter;
 }
+
+/** Defaults of the pass shape and workers per kind of device. */
+export const DEVICE_DEFAULTS = {
+  cpu: { maxBatch: 8, batchTokens: 16_384, prepareWorkers: 0 },
+  gpu: { maxBatch: 32, batchTokens: 32_768, prepareWorkers: 2 },
+} as const;
 
 /** One judgement's score. The API judge also says how it got P(yes). */
 export interface JudgeScore extends RowScore {
@@ -51,8 +69,15 @@ export interface ScoreOptions {
 }
 
 export interface JudgeStats {
+  /** Forward passes. */
   batches: number;
   judgements: number;
+  /** Prompt tokens run through the model. */
+  realTokens: number;
+  /** Positions the passes computed (rows × each pass's longest row). */
+  paddedTokens: number;
+  /** Padding's share of the positions computed: (padded − real) / padded. */
+  paddingWaste: number;
   /** Logits positions fetched from the model (batch × returned sequence length), summed. */
   logitsPositions: number;
   inferenceMs: number;
@@ -75,45 +100,74 @@ function positiveInt(v: number | undefined, name: string, fallback: number): num
 }
 
 export class OnnxJudge implements BatchScorer {
-  private readonly counts = { batches: 0, judgements: 0, logitsPositions: 0, inferenceMs: 0 };
+  private readonly counts = { batches: 0, judgements: 0, realTokens: 0, paddedTokens: 0, logitsPositions: 0, inferenceMs: 0 };
 
   private constructor(
     private readonly pool: WorkerPool,
+    private readonly metrics: JudgeModelMetrics,
+    /** The device the model runs on. */
     readonly device: ResolvedDevice,
+    /** The device asked for. */
+    readonly requested: JudgeDevice,
+    /** With `auto`: the devices tried before `device`, and why each was passed over. */
+    readonly passedOver: readonly DeviceSkip[],
     readonly version: string,
     readonly threshold: number,
     readonly layout: JudgeLayout,
     readonly maxBatch: number,
-    /** Inference worker threads and onnxruntime intra-op threads per worker. */
+    readonly batchTokens: number,
+    /** Copies of the model (inference workers): one on a GPU. */
     readonly workers: number,
+    /** Threads preparing prompts beside the model (0: each inference worker prepares its own). */
+    readonly prepareWorkers: number,
+    /** onnxruntime intra-op threads per model worker. */
     readonly threads: number,
     private readonly timeoutMs: number,
   ) {}
 
   /**
-   * Loads the model in `workers` worker threads.
+   * Loads the model: on the CPU in `workers` worker threads, on a GPU once, with `workers`
+   * threads preparing prompts beside it.
    * @throws JudgeModelError JUDGE_MODEL_INVALID_MODEL (folder, tokenizer, graphs, yes/no tokens),
-   *   JUDGE_MODEL_DEVICE_UNAVAILABLE (device 'cuda' without a usable CUDA provider),
+   *   JUDGE_MODEL_DEVICE_UNAVAILABLE (device 'cuda' or 'webgpu' that cannot be used here),
    *   JUDGE_MODEL_INVALID_ARGUMENT (options).
    */
   static async load(opts: OnnxJudgeOptions): Promise<OnnxJudge> {
     const logger = opts.logger ?? silentLogger;
     const device = opts.device ?? 'auto';
-    if (!['auto', 'cuda', 'cpu'].includes(device)) {
-      throw new JudgeModelError(JudgeModelErrorCode.InvalidArgument, `device must be "auto", "cuda" or "cpu", got ${JSON.stringify(device)}`);
+    if (!(JUDGE_DEVICES as readonly string[]).includes(device)) {
+      throw new JudgeModelError(JudgeModelErrorCode.InvalidArgument, `device must be one of ${JUDGE_DEVICES.map((d) => `"${d}"`).join(', ')}, got ${JSON.stringify(device)}`);
     }
     const workers = positiveInt(opts.workers, 'workers', 1);
+    const prepareOpt = opts.prepareWorkers;
+    if (prepareOpt !== undefined && !(Number.isInteger(prepareOpt) && prepareOpt >= 0)) {
+      throw new JudgeModelError(JudgeModelErrorCode.InvalidArgument, `prepareWorkers must be an integer >= 0, got ${prepareOpt}`);
+    }
+    const layout = (d: ResolvedDevice) => ({
+      models: isGpu(d) ? 1 : workers,
+      prepare: prepareOpt ?? DEVICE_DEFAULTS[isGpu(d) ? 'gpu' : 'cpu'].prepareWorkers,
+    });
+    // The first model worker is started before the device is known; on a GPU its threads only
+    // serve the nodes left on the CPU, so the CPU's split is right for both.
     const threads = positiveInt(opts.threads, 'threads', Math.max(1, Math.floor(os.availableParallelism() / workers)));
-    const maxBatch = positiveInt(opts.maxBatch, 'maxBatch', 8);
+    const maxBatchOpt = opts.maxBatch === undefined ? undefined : positiveInt(opts.maxBatch, 'maxBatch', 1);
+    const batchTokensOpt = opts.batchTokens === undefined ? undefined : positiveInt(opts.batchTokens, 'batchTokens', 1);
     const timeoutMs = positiveInt(opts.timeoutMs, 'timeoutMs', 60_000);
     const maxPromptTokens = opts.maxPromptTokens === undefined ? undefined : positiveInt(opts.maxPromptTokens, 'maxPromptTokens', 1);
     if (opts.threshold !== undefined && !(opts.threshold >= 0 && opts.threshold <= 1)) {
       throw new JudgeModelError(JudgeModelErrorCode.InvalidArgument, `threshold must be within [0, 1], got ${opts.threshold}`);
     }
+    const shapeFor = (d: ResolvedDevice): BatchShape => {
+      const def = DEVICE_DEFAULTS[isGpu(d) ? 'gpu' : 'cpu'];
+      return { maxRows: maxBatchOpt ?? def.maxBatch, tokenBudget: batchTokensOpt ?? def.batchTokens };
+    };
     const folder = readModelFolder(opts.modelDir);
+    const ref: { judge?: OnnxJudge } = {};
     const { pool, ready } = await WorkerPool.start({
-      size: workers,
+      layout,
       init: { modelDir: folder.dir, device, threads, ...(maxPromptTokens !== undefined ? { maxPromptTokens } : {}) },
+      shapeFor,
+      onPasses: (passes) => ref.judge?.countPasses(passes),
       ...(opts.workerHeapMb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: positiveInt(opts.workerHeapMb, 'workerHeapMb', 1) } } : {}),
       logger,
     });
@@ -124,14 +178,50 @@ export class OnnxJudge implements BatchScorer {
       await pool.close();
       throw e;
     }
-    if (ready.fallback !== undefined) {
-      logger.warn({ requested: device, reason: ready.fallback }, 'judge model: CUDA is not usable, falling back to the CPU');
+    for (const p of ready.passedOver) {
+      logger.warn({ requested: device, device: p.device, code: p.code, reason: p.reason }, `judge model: passed over ${p.device} (${p.code})`);
+    }
+    const shape = pool.batchShape;
+    if (isGpu(ready.device) && workers > 1) {
+      logger.warn({ workers, device: ready.device }, 'judge model: a GPU holds one copy of the model; workers > 1 applies to the CPU only (prepareWorkers sets the threads beside it)');
     }
     logger.info(
-      { device: ready.device, requested: device, layout: ready.layout, workers, threads, version, modelDir: folder.dir, paddingSide: ready.paddingSide },
-      `judge model running on ${ready.device}`,
+      {
+        device: ready.device,
+        requested: device,
+        passedOver: ready.passedOver.map((p) => `${p.device}: ${p.code}`),
+        layout: ready.layout,
+        modelCopies: pool.workers.model,
+        prepareWorkers: pool.workers.prepare,
+        threads,
+        maxBatch: shape.maxRows,
+        batchTokens: shape.tokenBudget,
+        version,
+        modelDir: folder.dir,
+        paddingSide: ready.paddingSide,
+      },
+      `judge model running on ${describeChoice(device, ready.device, ready.passedOver)}`,
     );
-    return new OnnxJudge(pool, ready.device, version, opts.threshold ?? folder.judge.threshold, folder.judge.layout, maxBatch, workers, threads, timeoutMs);
+    const metrics = createJudgeModelMetrics(opts.meter ?? noopMeter);
+    recordDevice(metrics, device, ready.device, ready.passedOver);
+    const judge = new OnnxJudge(
+      pool,
+      metrics,
+      ready.device,
+      device,
+      ready.passedOver,
+      version,
+      opts.threshold ?? folder.judge.threshold,
+      folder.judge.layout,
+      shape.maxRows,
+      shape.tokenBudget,
+      pool.workers.model,
+      pool.workers.prepare,
+      threads,
+      timeoutMs,
+    );
+    ref.judge = judge;
+    return judge;
   }
 
   /**
@@ -160,20 +250,29 @@ export class OnnxJudge implements BatchScorer {
     if (!(timeoutMs > 0)) throw new JudgeModelError(JudgeModelErrorCode.InvalidArgument, `timeoutMs must be > 0, got ${timeoutMs}`);
     const chunks: JudgeInput[][] = [];
     for (let i = 0; i < inputs.length; i += this.maxBatch) chunks.push(inputs.slice(i, i + this.maxBatch));
-    const results = await Promise.all(chunks.map((c) => this.pool.submit(c, timeoutMs, opts.signal).then((s) => this.count(s))));
-    return results.flatMap((s) => s.rows.map((r) => ('error' in r ? fromWireError(r.error) : r)));
+    const results = await Promise.all(chunks.map((c) => this.pool.submit(c, timeoutMs, opts.signal)));
+    return results.flatMap((rows) => rows.map((r) => ('error' in r ? fromWireError(r.error) : r)));
   }
 
-  private count(s: BatchScores): BatchScores {
-    this.counts.batches++;
-    this.counts.judgements += s.rows.filter((r) => !('error' in r)).length;
-    this.counts.logitsPositions += s.logitsPositions;
-    this.counts.inferenceMs += s.inferenceMs;
-    return s;
+  private countPasses(passes: readonly PassStats[]): void {
+    for (const p of passes) {
+      this.counts.batches++;
+      this.counts.judgements += p.rows;
+      this.counts.realTokens += p.realTokens;
+      this.counts.paddedTokens += p.paddedTokens;
+      this.counts.logitsPositions += p.logitsPositions;
+      this.counts.inferenceMs += p.inferenceMs;
+    }
+    recordPasses(this.metrics, passes, paddingWaste(this.counts.realTokens, this.counts.paddedTokens));
   }
 
   stats(): JudgeStats {
-    return { ...this.counts, timeouts: this.pool.counters.timeouts, crashes: this.pool.counters.crashes };
+    return {
+      ...this.counts,
+      paddingWaste: paddingWaste(this.counts.realTokens, this.counts.paddedTokens),
+      timeouts: this.pool.counters.timeouts,
+      crashes: this.pool.counters.crashes,
+    };
   }
 
   /** Stops the workers; pending calls reject with JUDGE_MODEL_CLOSED. */

@@ -1,15 +1,19 @@
-// One forward pass per batch, in the worker thread: prompts encoded and padded, the feeds the
-// session's inputs ask for (empty past key values, num_logits_to_keep, M-RoPE ids), only `logits`
-// fetched, P(yes) read at each row's last real token. Decoder-only and vision-language layouts.
+// The judge model in one thread: the prompt's preparation (prepare.ts) and the forward passes.
+// Prepared rows are ordered by length and cut into passes by a token budget (batch-plan.ts); each
+// pass is padded, fed what the session's inputs ask for (empty past key values,
+// num_logits_to_keep, M-RoPE ids), and only `logits` is fetched, P(yes) read at each row's last
+// real token. Decoder-only and vision-language layouts.
 import * as ort from 'onnxruntime-node';
 import { logitsToKeep, mropePositions, padBatch, yesProbabilities, type ImageSpan, type PaddedBatch } from './batch.js';
-import { JudgeModelError, JudgeModelErrorCode, toWireError, type WireError } from './errors.js';
-import { DEFAULT_MAX_PROMPT_TOKENS, graphPaths, type ModelFolder } from './folder.js';
+import { planPasses, type BatchShape } from './batch-plan.js';
+import { JudgeModelError, JudgeModelErrorCode, type WireError } from './errors.js';
+import { graphPaths, type ModelFolder } from './folder.js';
 import { floatToHalf, readFloat } from './half.js';
-import { decodeJpeg, preprocessImage, type ImagePatches } from './image.js';
+import type { ImagePatches } from './image.js';
+import { prepareRows, promptOptions, promptTokenLimit, type PreparedOutcome, type PreparedRow } from './prepare.js';
 import type { JudgeInput, PromptOptions } from './prompt.js';
-import { openSessions, type JudgeDevice, type ResolvedDevice, type SessionSettings } from './session.js';
-import { JudgeTokenizer, type EncodedPrompt } from './text.js';
+import { openSessions, type DeviceSkip, type JudgeDevice, type ResolvedDevice, type SessionSettings } from './session.js';
+import { JudgeTokenizer } from './text.js';
 
 export interface RowScore {
   pYes: number;
@@ -19,17 +23,25 @@ export interface RowScore {
   droppedSteps: number;
 }
 
-type Prepared = { image: ImagePatches | undefined; encoded: EncodedPrompt } | { error: WireError };
-
 /** A row's score, or why that row could not be scored. */
 export type RowOutcome = RowScore | { error: WireError };
 
-export interface BatchScores {
-  rows: RowOutcome[];
-  /** Positions of logits fetched (batch × returned sequence length). */
-  logitsPositions: number;
-  /** Wall time of the forward pass(es), ms. */
+/** One forward pass of the decoder. */
+export interface PassStats {
+  rows: number;
+  /** Prompt tokens of the pass's rows. */
+  realTokens: number;
+  /** Positions the pass computed: rows × its longest row. */
+  paddedTokens: number;
+  /** Wall time of the pass (vision encoder included), ms. */
   inferenceMs: number;
+  /** Logits positions fetched (batch × returned sequence length). */
+  logitsPositions: number;
+}
+
+export interface ForwardResult {
+  rows: RowOutcome[];
+  passes: PassStats[];
 }
 
 const PAST = /^past_key_values\.(\d+)\.(key|value)$/;
@@ -152,11 +164,10 @@ export class JudgeRunner {
     private readonly sessions: ort.InferenceSession[],
     private readonly plan: DecoderPlan,
     readonly device: ResolvedDevice,
-    readonly fallback: string | undefined,
+    readonly passedOver: DeviceSkip[],
     private readonly maxPromptTokens: number,
   ) {
-    const p = folder.judge.prompt;
-    this.prompt = { system: p.system, question: p.question, image: folder.judge.layout === 'vlm' && p.screenshot };
+    this.prompt = promptOptions(folder);
   }
 
   /**
@@ -165,11 +176,7 @@ export class JudgeRunner {
    */
   static async open(folder: ModelFolder, device: JudgeDevice, settings: SessionSettings, maxPromptTokens?: number): Promise<JudgeRunner> {
     const tokenizer = new JudgeTokenizer(folder);
-    const limit = folder.text.maxPositionEmbeddings;
-    const max = maxPromptTokens ?? folder.judge.maxPromptTokens ?? Math.min(DEFAULT_MAX_PROMPT_TOKENS, limit ?? DEFAULT_MAX_PROMPT_TOKENS);
-    if (limit !== undefined && max > limit) {
-      throw new JudgeModelError(JudgeModelErrorCode.InvalidArgument, `max prompt tokens ${max} exceeds the model's max_position_embeddings ${limit}`);
-    }
+    const max = promptTokenLimit(folder, maxPromptTokens);
     const g = graphPaths(folder);
     const files = folder.judge.layout === 'decoder' ? [g.model] : [g.visionEncoder, g.embedTokens, g.decoder];
     const opened = await openSessions(files, device, settings);
@@ -184,7 +191,7 @@ export class JudgeRunner {
         if (grids.length > 1) throw new JudgeModelError(JudgeModelErrorCode.InvalidModel, `${folder.judge.onnx.visionEncoder}: takes both ${grids.join(' and ')}; expected one grid input`);
         checkInputs(opened.sessions[1], folder.judge.onnx.embedTokens, ['input_ids'], []);
       }
-      return new JudgeRunner(folder, tokenizer, opened.sessions, plan, opened.device, opened.fallback, max);
+      return new JudgeRunner(folder, tokenizer, opened.sessions, plan, opened.device, opened.passedOver, max);
     } catch (e) {
       await Promise.all(opened.sessions.map((s) => s.release()));
       throw e;
@@ -196,51 +203,56 @@ export class JudgeRunner {
   }
 
   /**
-   * Scores a batch in one forward pass of the decoder. A row whose own data fails (undecodable
-   * screenshot, prompt that cannot fit) gets an error and is left out of the pass; the others
-   * are scored. Errors of the pass itself throw.
+   * Renders, tokenizes and fits each input, and decodes and patches its screenshot: the CPU work
+   * of a judgement, which on a GPU runs in other threads while the model works. A row whose own
+   * data fails (undecodable screenshot, prompt that cannot fit) carries its error.
    */
-  async score(inputs: readonly JudgeInput[]): Promise<BatchScores> {
-    const prepared = inputs.map((input): Prepared => {
-      try {
-        const image =
-          this.prompt.image && input.screenshot !== undefined && this.folder.preprocessor !== undefined
-            ? preprocessImage(decodeJpeg(input.screenshot), this.folder.preprocessor)
-            : undefined;
-        return { image, encoded: this.tokenizer.encodeFitting(input, this.prompt, this.maxPromptTokens, image?.tokens ?? 0) };
-      } catch (e) {
-        return { error: toWireError(e) };
-      }
-    });
-    const good = prepared.flatMap((x) => ('encoded' in x ? [x] : []));
-    const pass = good.length > 0 ? await this.forward(good) : { p: [], lengths: [], logitsPositions: 0, inferenceMs: 0 };
-    let next = 0;
-    const rows = prepared.map((x): RowOutcome => {
-      if ('error' in x) return { error: x.error };
-      const r = next++;
-      return { pYes: pass.p[r] ?? NaN, promptTokens: pass.lengths[r] ?? 0, droppedSteps: x.encoded.dropSteps };
-    });
-    return { rows, logitsPositions: pass.logitsPositions, inferenceMs: pass.inferenceMs };
+  prepare(inputs: readonly JudgeInput[]): PreparedOutcome[] {
+    return prepareRows(this.folder, this.tokenizer, this.prompt, this.maxPromptTokens, inputs);
   }
 
-  private async forward(rows: Array<{ encoded: EncodedPrompt; image: ImagePatches | undefined }>) {
-    const padded = padBatch(
-      rows.map((x) => x.encoded.ids),
-      this.tokenizer.padId,
-      this.tokenizer.paddingSide,
-    );
+  /**
+   * Scores prepared rows: ordered by length and cut into passes by `shape` (batch-plan.ts), one
+   * forward pass each. Rows that carry an error keep it and take no part. Errors of a pass throw.
+   */
+  async forward(prepared: readonly PreparedOutcome[], shape: BatchShape): Promise<ForwardResult> {
+    const good = prepared.flatMap((x, i) => ('error' in x ? [] : [{ row: x, at: i }]));
+    const rows: RowOutcome[] = prepared.map((x) => ('error' in x ? { error: x.error } : { pYes: NaN, promptTokens: 0, droppedSteps: x.dropSteps }));
+    const passes: PassStats[] = [];
+    for (const planned of planPasses(
+      good.map((g) => g.row.ids.length),
+      shape,
+    )) {
+      const members = planned.rows.map((i) => good[i]).filter((g): g is { row: PreparedRow; at: number } => g !== undefined);
+      const pass = await this.runPass(members.map((m) => m.row));
+      members.forEach((m, k) => {
+        rows[m.at] = { pYes: pass.p[k] ?? NaN, promptTokens: m.row.ids.length, droppedSteps: m.row.dropSteps };
+      });
+      passes.push({ rows: members.length, realTokens: planned.realTokens, paddedTokens: planned.paddedTokens, inferenceMs: pass.inferenceMs, logitsPositions: pass.logitsPositions });
+    }
+    return { rows, passes };
+  }
+
+  /** prepare, then forward: a judgement start to end in this thread (the CPU device). */
+  async score(inputs: readonly JudgeInput[], shape: BatchShape): Promise<ForwardResult> {
+    return this.forward(this.prepare(inputs), shape);
+  }
+
+  private async runPass(rows: readonly PreparedRow[]) {
+    const ids = rows.map((x) => x.ids);
+    const padded = padBatch(ids, this.tokenizer.padId, this.tokenizer.paddingSide);
     const t0 = performance.now();
     const logits =
       this.folder.judge.layout === 'decoder'
         ? await this.runDecoderOnly(padded)
         : await this.runVlm(
             padded,
-            rows.map((x) => x.encoded.ids),
+            ids,
             rows.map((x) => x.image),
           );
     const inferenceMs = performance.now() - t0;
     const p = yesProbabilities(padded, logits, this.tokenizer.yesId, this.tokenizer.noId);
-    return { p, lengths: padded.lengths, logitsPositions: (logits.dims[0] ?? 0) * (logits.dims[1] ?? 0), inferenceMs };
+    return { p, logitsPositions: (logits.dims[0] ?? 0) * (logits.dims[1] ?? 0), inferenceMs };
   }
 
   private commonFeeds(p: PaddedBatch, positionIds: BigInt64Array): Record<string, ort.Tensor> {
@@ -272,7 +284,7 @@ export class JudgeRunner {
     return this.runLogits(session, { input_ids: new ort.Tensor('int64', p.inputIds, [p.batch, p.seq]), ...this.commonFeeds(p, positions) });
   }
 
-  private async runVlm(p: PaddedBatch, rows: number[][], images: Array<ImagePatches | undefined>): Promise<ort.Tensor> {
+  private async runVlm(p: PaddedBatch, rows: ReadonlyArray<readonly number[]>, images: ReadonlyArray<ImagePatches | undefined>): Promise<ort.Tensor> {
     const [vision, embed, decoder] = this.sessions;
     if (vision === undefined || embed === undefined || decoder === undefined) throw new JudgeModelError(JudgeModelErrorCode.InferenceFailed, 'missing sessions');
     const g = this.folder.judge.onnx;

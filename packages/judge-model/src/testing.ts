@@ -5,3 +5,12 @@ export { writeTinyDecoderJudge, type TinyDecoderJudge, type TinyDecoderWeights }
 export { writeTinyVlmJudge, type TinyVlmJudge, type TinyVlmOptions, type TinyVlmWeights } from './tiny/vlm.js';
 export type { TinyCommonOptions, TinyHead } from './tiny/common.js';
 export { buildTinyTokenizer, TINY_CHAT_TEMPLATE, TINY_SPECIAL_TOKENS, type TinyTokenizer } from './tiny/tokenizer.js';
+export {
+  writeGeneratedJudge,
+  parseDecoderShape,
+  decoderParams,
+  type DecoderShape,
+  type GeneratedJudge,
+  type GeneratedJudgeOptions,
+} from './tiny/generated.js';
+export { probeGraphBytes } from './tiny/onnx.js';

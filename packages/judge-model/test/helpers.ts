@@ -4,10 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Template } from '@huggingface/jinja';
+import jpeg from 'jpeg-js';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { Logger } from '@owrl/core';
 import { buildMessages, DEFAULT_QUESTION, DEFAULT_SYSTEM_PROMPT, type JudgeInput, type Shortening } from '@owrl/judge-model';
-import { type TinyHead } from '@owrl/judge-model/testing';
+import { probeGraphBytes, type TinyHead } from '@owrl/judge-model/testing';
 
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `owrl-jm-${prefix}-`));
@@ -84,4 +85,24 @@ export function add(...vs: Float64Array[]): Float64Array {
   const out = new Float64Array(vs[0]?.length ?? 0);
   for (const v of vs) for (let i = 0; i < out.length; i++) out[i] = (out[i] ?? 0) + (v[i] ?? 0);
   return out;
+}
+
+/** A one-node graph to probe a device with (probeDevice). */
+export function probeGraph(): Uint8Array {
+  return probeGraphBytes();
+}
+
+/** A JPEG with a colour gradient, so that patch order and resizing matter. */
+export function gradientJpeg(width: number, height: number): Uint8Array {
+  const data = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      data[i] = Math.round((255 * x) / width);
+      data[i + 1] = Math.round((255 * y) / height);
+      data[i + 2] = (x * 7 + y * 13) % 256;
+      data[i + 3] = 255;
+    }
+  }
+  return new Uint8Array(jpeg.encode({ width, height, data }, 92).data);
 }

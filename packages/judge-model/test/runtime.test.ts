@@ -3,9 +3,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { JudgeModelError, OnnxJudge } from '@owrl/judge-model';
+import { JudgeModelError, OnnxJudge, probeDevice } from '@owrl/judge-model';
 import { writeTinyDecoderJudge, type TinyDecoderJudge } from '@owrl/judge-model/testing';
-import { recordingLogger, sampleInput, tempDir } from './helpers.js';
+import { probeGraph, recordingLogger, sampleInput, tempDir } from './helpers.js';
 
 const root = tempDir('runtime');
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -28,25 +28,36 @@ function isCode(code: string, message?: RegExp) {
   };
 }
 
-void test("device 'cuda' without the CUDA provider fails with an error naming what is missing", async () => {
+void test("device 'cuda' without the CUDA provider fails with a coded error naming what is missing", async (t) => {
+  if ((await probeDevice('cuda', probeGraph())).ok) return t.skip('the CUDA provider is usable here');
   await assert.rejects(
     OnnxJudge.load({ modelDir: small.dir, device: 'cuda', threads: 1 }),
-    isCode('JUDGE_MODEL_DEVICE_UNAVAILABLE', /CUDA execution provider.*libonnxruntime_providers_cuda\.so.*--onnxruntime-node-install=cuda12/s),
+    isCode('JUDGE_MODEL_DEVICE_UNAVAILABLE', /device "cuda" \(cuda_provider_missing\).*libonnxruntime_providers_cuda\.so.*--onnxruntime-node-install=cuda12/s),
   );
 });
 
-void test("device 'auto' falls back to the CPU explicitly, with a warning and one info line naming the device", async () => {
+void test("device 'auto' walks CUDA, WebGPU, then the CPU: a warning per device passed over, and one info line naming the device and why", async (t) => {
+  const skips = await Promise.all((['cuda', 'webgpu'] as const).map((d) => probeDevice(d, probeGraph())));
+  if (skips.some((p) => p.ok)) return t.skip('a GPU device is usable here: auto does not fall back to the CPU');
   const logger = recordingLogger();
   const judge = await OnnxJudge.load({ modelDir: small.dir, device: 'auto', threads: 1, logger });
   try {
     assert.equal(judge.device, 'cpu');
+    assert.equal(judge.requested, 'auto');
+    assert.deepEqual(
+      judge.passedOver.map((p) => p.device),
+      ['cuda', 'webgpu'],
+    );
     const warns = logger.records.filter((r) => r.level === 'warn');
-    assert.equal(warns.length, 1);
-    assert.match(warns[0]?.msg ?? '', /falling back to the CPU/);
+    assert.deepEqual(
+      warns.map((w) => (w.obj as { device?: string }).device),
+      ['cuda', 'webgpu'],
+    );
     assert.match(String((warns[0]?.obj as { reason?: string }).reason), /CUDA execution provider/);
+    assert.match(String((warns[1]?.obj as { reason?: string }).reason), /Vulkan|adapter/);
     const infos = logger.records.filter((r) => r.level === 'info');
     assert.equal(infos.length, 1);
-    assert.equal(infos[0]?.msg, 'judge model running on cpu');
+    assert.match(infos[0]?.msg ?? '', /^judge model running on cpu \(auto passed over cuda: cuda_\w+; webgpu: (vulkan_loader_missing|webgpu_\w+)\)$/);
     assert.equal((infos[0]?.obj as { device?: string }).device, 'cpu');
     const [s] = await judge.scoreBatch([sampleInput(1)]);
     assert.ok(s && s.pYes > 0 && s.pYes < 1);
@@ -147,5 +158,61 @@ void test('two workers split a call larger than maxBatch and return rows in orde
     assert.equal(new Set(got.map((s) => s.pYes.toFixed(6))).size, 5, 'rows differ, so order is checked');
   } finally {
     await Promise.all([one.close(), two.close()]);
+  }
+});
+
+void test('with prepare workers the model is loaded once, calls prepared while it runs are merged into one pass, and rows come back in order', async () => {
+  const plain = await OnnxJudge.load({ modelDir: slow.dir, device: 'cpu', threads: 1 });
+  const split = await OnnxJudge.load({ modelDir: slow.dir, device: 'cpu', threads: 1, prepareWorkers: 2, maxBatch: 8 });
+  try {
+    assert.equal(split.workers, 1);
+    assert.equal(split.prepareWorkers, 2);
+    const calls = [0, 1, 2, 3].map((c) => [sampleInput(2 + c, c), sampleInput(9 - c, c + 1)]);
+    const want = await Promise.all(calls.map((c) => plain.scoreBatch(c)));
+    const got = await Promise.all(calls.map((c) => split.scoreBatch(c)));
+    got.forEach((rows, c) =>
+      rows.forEach((s, i) => {
+        assert.ok(Math.abs(s.pYes - (want[c]?.[i]?.pYes ?? NaN)) < 1e-6, `call ${c} row ${i}: ${s.pYes} against ${want[c]?.[i]?.pYes}`);
+        assert.equal(s.promptTokens, want[c]?.[i]?.promptTokens);
+      }),
+    );
+    // The first call runs alone; the three prepared while its (slow) pass ran share the next one.
+    assert.ok(split.stats().batches < calls.length, `${split.stats().batches} passes for ${calls.length} calls`);
+    assert.equal(split.stats().judgements, 8);
+  } finally {
+    await Promise.all([plain.close(), split.close()]);
+  }
+});
+
+void test('a crashed prepare worker rejects its call with JUDGE_MODEL_CRASHED and is replaced; the model worker is untouched', async () => {
+  const logger = recordingLogger();
+  const judge = await OnnxJudge.load({ modelDir: small.dir, device: 'cpu', threads: 1, prepareWorkers: 1, workerHeapMb: 48, logger });
+  try {
+    const before = await judge.scoreBatch([sampleInput(1)]);
+    const huge = { ...sampleInput(1), finalAnswer: 'the price is '.repeat(2_000_000) };
+    await assert.rejects(judge.scoreBatch([huge]), isCode('JUDGE_MODEL_CRASHED', /prepare worker crashed.*ERR_WORKER_OUT_OF_MEMORY/));
+    assert.ok(logger.records.some((r) => r.level === 'error' && /judge prepare worker crashed; starting a replacement/.test(r.msg)));
+    const afterwards = await judge.scoreBatch([sampleInput(1)]);
+    assert.equal(afterwards[0]?.pYes, before[0]?.pYes);
+    assert.equal(judge.stats().crashes, 1);
+  } finally {
+    await judge.close();
+  }
+});
+
+void test('a call that times out while prepared and waiting for the model says so, and the model goes on', async () => {
+  const judge = await OnnxJudge.load({ modelDir: slow.dir, device: 'cpu', threads: 1, prepareWorkers: 1, maxBatch: 2 });
+  try {
+    await judge.scoreBatch(slowBatch(2));
+    const passMs = judge.stats().inferenceMs;
+    // The first call holds the model for about a pass; the second, of two more rows than fit with
+    // it, waits prepared and its deadline is a fraction of a pass.
+    const first = judge.scoreBatch(slowBatch(2));
+    const late = judge.scoreBatch(slowBatch(2), { timeoutMs: Math.max(1, Math.floor(passMs / 3)) });
+    await assert.rejects(late, isCode('JUDGE_MODEL_TIMEOUT', /prepared, waiting for the model|still queued/));
+    assert.equal((await first).length, 2);
+    assert.equal((await judge.scoreBatch([sampleInput(1)])).length, 1);
+  } finally {
+    await judge.close();
   }
 });

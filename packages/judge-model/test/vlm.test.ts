@@ -2,7 +2,6 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import jpeg from 'jpeg-js';
 import {
   decodeJpeg,
   JudgeModelError,
@@ -19,7 +18,7 @@ import {
   writeTinyVlmJudge,
   type TinyVlmJudge,
 } from '@owrl/judge-model/testing';
-import { add, headP, promptIds, row, sampleInput, tempDir } from './helpers.js';
+import { add, headP, promptIds, row, sampleInput, tempDir, gradientJpeg } from './helpers.js';
 
 const root = tempDir('vlm');
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -34,20 +33,7 @@ before(async () => {
 });
 after(() => judge.close());
 
-/** A JPEG with a colour gradient, so that patch order and resizing matter. */
-function screenshot(width: number, height: number): Uint8Array {
-  const data = Buffer.alloc(width * height * 4);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const i = (y * width + x) * 4;
-      data[i] = Math.round((255 * x) / width);
-      data[i + 1] = Math.round((255 * y) / height);
-      data[i + 2] = (x * 7 + y * 13) % 256;
-      data[i + 3] = 255;
-    }
-  }
-  return new Uint8Array(jpeg.encode({ width, height, data }, 92).data);
-}
+const screenshot = gradientJpeg;
 
 /**
  * Hand computation for the tiny VLM: the image placeholder becomes one token per merged 2×2

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { addPair, calibrationFigures, confusionTable, emptyConfusion } from '@owrl/judge-core';
-import { ApiJudge, judgeInputFromTrajectory, OnnxJudge, type BatchScorer } from '@owrl/judge-model';
+import { ApiJudge, describeChoice, judgeInputFromTrajectory, JUDGE_DEVICES, OnnxJudge, type BatchScorer, type JudgeDevice } from '@owrl/judge-model';
 import { envOneOf, type Env } from '@owrl/core';
 import { createLogger, LOG_LEVELS, type LogLevel } from '@owrl/telemetry';
 import { exportJudgeRecords } from './judge-export.js';
@@ -24,16 +24,21 @@ function logLevel(env: Env): LogLevel {
 export const JUDGE_HELP = `owrl judge — judge model tools
 
 usage:
-  owrl judge eval --labels FILE --model DIR [--device auto|cuda|cpu] [--threshold P] [--batch N] [--json]
+  owrl judge eval --labels FILE --model DIR [--device auto|cuda|webgpu|cpu] [--threshold P] [--batch N] [--json]
   owrl judge eval --labels FILE --api-url URL --api-model NAME [--threshold P] [--batch N] [--no-image] [--json]
       Judge every labelled trajectory of FILE (JSONL judge records with a boolean "label") with the
       ONNX model (--model) or a model behind an OpenAI-compatible API (--api-url, --api-model; key from
       OWRL_JUDGE_API_KEY; --batch = requests in flight) and print accuracy, precision, recall, F1 and
-      the confusion table (positive = success).
+      the confusion table (positive = success). With --model it names the device the model ran
+      on and, with --device auto, each device it passed over and why.
   owrl judge export [--nats URL] [--run ID] [--out FILE] [--labelled-only] [--include-excluded]
       Write the judged trajectories in OWRL_SCORED (one run or all) as JSONL judge records:
       trajectory, verdict, shadow verdict and label (the programmatic verdict where there is one).
 `;
+
+function isJudgeDevice(d: string): d is JudgeDevice {
+  return (JUDGE_DEVICES as readonly string[]).includes(d);
+}
 
 function num(flag: string, raw: string | undefined, def: number, check: (n: number) => boolean, what: string): number {
   if (raw === undefined) return def;
@@ -65,7 +70,7 @@ async function evaluate(argv: readonly string[]): Promise<number> {
   }
   if (apiUrl !== undefined && (values['api-model'] ?? '').trim() === '') throw new UsageError('--api-model NAME is required with --api-url');
   const device = values.device ?? 'auto';
-  if (device !== 'auto' && device !== 'cuda' && device !== 'cpu') throw new UsageError(`--device ${JSON.stringify(device)} must be auto, cuda or cpu`);
+  if (!isJudgeDevice(device)) throw new UsageError(`--device ${JSON.stringify(device)} must be ${JUDGE_DEVICES.join(', ')}`);
   const batch = num('batch', values.batch, 8, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1');
   const threshold = values.threshold === undefined ? undefined : num('threshold', values.threshold, 0.5, (n) => n >= 0 && n <= 1, 'a number within [0, 1]');
   let text: string;
@@ -87,6 +92,7 @@ async function evaluate(argv: readonly string[]): Promise<number> {
   const logger = createLogger('owrl-judge-eval', { toStderr: true, level: logLevel(process.env) });
   let judge: BatchScorer & { close(): Promise<void> };
   let where: string;
+  let onnxJudge: OnnxJudge | undefined;
   if (apiUrl !== undefined) {
     const key = process.env['OWRL_JUDGE_API_KEY'] ?? '';
     let api: ApiJudge;
@@ -110,7 +116,8 @@ async function evaluate(argv: readonly string[]): Promise<number> {
   } else {
     const onnx = await OnnxJudge.load({ modelDir: values.model ?? '', device, maxBatch: batch, logger, ...(threshold !== undefined ? { threshold } : {}) });
     judge = onnx;
-    where = onnx.device;
+    onnxJudge = onnx;
+    where = describeChoice(onnx.requested, onnx.device, onnx.passedOver);
   }
   const confusion = emptyConfusion();
   const started = performance.now();
@@ -133,7 +140,29 @@ async function evaluate(argv: readonly string[]): Promise<number> {
   const seconds = (performance.now() - started) / 1000;
   if (values.json) {
     process.stdout.write(
-      JSON.stringify({ model: judge.version, device: where, threshold: judge.threshold, n: f.n, errors: errors.length, accuracy: f.agreement, precision: f.precision, recall: f.recall, f1: f.f1, tp: f.tp, fp: f.fp, fn: f.fn, tn: f.tn, seconds }) + '\n',
+      JSON.stringify({
+        model: judge.version,
+        device: onnxJudge?.device ?? where,
+        ...(onnxJudge !== undefined
+          ? {
+              requested: onnxJudge.requested,
+              passed_over: onnxJudge.passedOver.map((p) => ({ device: p.device, code: p.code, reason: p.reason })),
+              padding_waste: Number(onnxJudge.stats().paddingWaste.toFixed(4)),
+            }
+          : {}),
+        threshold: judge.threshold,
+        n: f.n,
+        errors: errors.length,
+        accuracy: f.agreement,
+        precision: f.precision,
+        recall: f.recall,
+        f1: f.f1,
+        tp: f.tp,
+        fp: f.fp,
+        fn: f.fn,
+        tn: f.tn,
+        seconds,
+      }) + '\n',
     );
   } else {
     const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;

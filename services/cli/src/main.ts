@@ -207,7 +207,9 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
-    process.stderr.write(`owrl: ${(e as Error).message}\n`);
+    // A coded error (JUDGE_MODEL_DEVICE_UNAVAILABLE, …) says its code, so scripts and people can match it.
+    const code = e instanceof UsageError ? undefined : (e as { code?: unknown }).code;
+    process.stderr.write(`owrl: ${typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code) ? `${code}: ` : ''}${(e as Error).message}\n`);
     process.exit(e instanceof UsageError ? 2 : 1);
   },
 );

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectBus, ensureTopology, scoredSubject } from '@owrl/bus';
-import { judgeInputFromTrajectory, OnnxJudge } from '@owrl/judge-model';
-import { writeTinyDecoderJudge } from '@owrl/judge-model/testing';
+import { judgeInputFromTrajectory, OnnxJudge, probeDevice } from '@owrl/judge-model';
+import { probeGraphBytes, writeTinyDecoderJudge } from '@owrl/judge-model/testing';
 import {
   make,
   RolloutRequestSchema,
@@ -143,6 +143,24 @@ void test('export writes judge records of one run; eval measures the model on th
   assert.match(table.stdout, /accuracy [\d.]+%\s+precision [\d.]+%\s+recall [\d.]+%\s+F1 [\d.]+/);
   assert.match(table.stdout, new RegExp(`ref success\\s+${tp}\\s+${fn}`));
   assert.match(table.stdout, new RegExp(`ref failure\\s+${fp}\\s+${tn}`));
+  assert.match(table.stdout, /^judge \S+ on cpu, threshold/m);
+
+  // --device auto: the device used, and each device passed over with its reason.
+  const gpus = await Promise.all((['cuda', 'webgpu'] as const).map((d) => probeDevice(d, probeGraphBytes())));
+  if (gpus.every((g) => !g.ok)) {
+    const auto = await owrl('judge', 'eval', '--labels', out, '--model', model, '--device', 'auto', '--json');
+    assert.equal(auto.code, 0, auto.stderr);
+    const a = JSON.parse(auto.stdout.trim().split('\n').pop() ?? '{}') as { device: string; requested: string; passed_over: Array<{ device: string; code: string; reason: string }>; padding_waste: number };
+    assert.deepEqual([a.device, a.requested], ['cpu', 'auto']);
+    assert.deepEqual(
+      a.passed_over.map((p) => p.device),
+      ['cuda', 'webgpu'],
+    );
+    assert.match(a.passed_over[0]?.reason ?? '', /CUDA execution provider/);
+    assert.ok(a.padding_waste >= 0 && a.padding_waste < 1);
+    const autoTable = await owrl('judge', 'eval', '--labels', out, '--model', model, '--device', 'auto');
+    assert.match(autoTable.stdout, /^judge \S+ on cpu \(auto passed over cuda: cuda_\w+; webgpu: \w+\), threshold/m);
+  }
 });
 
 void test('eval --api-url: a judge behind an OpenAI-compatible API measured on labelled records', async () => {
@@ -204,7 +222,17 @@ void test('bad input: missing flags, a bad label line, a bad device', async () =
   assert.match(r2.stderr, /bad\.jsonl:2: label: must be true or false, got "yes"/);
   const r3 = await owrl('judge', 'eval', '--labels', bad, '--model', dir, '--device', 'tpu');
   assert.equal(r3.code, 2);
-  assert.match(r3.stderr, /--device "tpu" must be auto, cuda or cpu/);
+  assert.match(r3.stderr, /--device "tpu" must be auto, cuda, webgpu, cpu/);
+  // A GPU device that cannot be used here: a coded error naming what is missing, exit 1.
+  if (!(await probeDevice('webgpu', probeGraphBytes())).ok) {
+    const model = path.join(dir, 'model-webgpu');
+    writeTinyDecoderJudge(model, { seed: 2 });
+    const good = path.join(dir, 'good.jsonl');
+    fs.writeFileSync(good, `${JSON.stringify({ label: true, trajectory: {} })}\n`);
+    const r5 = await owrl('judge', 'eval', '--labels', good, '--model', model, '--device', 'webgpu');
+    assert.equal(r5.code, 1, r5.stderr);
+    assert.match(r5.stderr, /^owrl: JUDGE_MODEL_DEVICE_UNAVAILABLE: device "webgpu" \((vulkan_loader_missing|webgpu_no_adapter)\): /m);
+  }
   const r4 = await owrl('judge', 'frobnicate');
   assert.equal(r4.code, 2);
 });

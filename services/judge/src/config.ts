@@ -1,7 +1,10 @@
 // Configuration of the judge process from environment variables, with errors naming the variable:
-// OWRL_JUDGE_VERSION, OWRL_JUDGE_CONCURRENCY (64 with verifiers only, 8 with a judge model), OWRL_JUDGE_TIMEOUT_MS, and the judge model: OWRL_JUDGE_MODEL (model folder; none = verifiers only), OWRL_JUDGE_DEVICE
-// (auto | cuda | cpu), OWRL_JUDGE_THRESHOLD, OWRL_JUDGE_WORKERS, OWRL_JUDGE_THREADS,
-// OWRL_JUDGE_MAX_BATCH, OWRL_JUDGE_SHADOW (default true when a model is set); or the judge model
+// OWRL_JUDGE_VERSION, OWRL_JUDGE_CONCURRENCY (64 with verifiers only or a model on a GPU, 8 with
+// a model on the CPU or an API), OWRL_JUDGE_TIMEOUT_MS, and the judge model: OWRL_JUDGE_MODEL
+// (model folder; none = verifiers only), OWRL_JUDGE_DEVICE (auto | cuda | webgpu | cpu),
+// OWRL_JUDGE_THRESHOLD, OWRL_JUDGE_WORKERS, OWRL_JUDGE_PREPARE_WORKERS, OWRL_JUDGE_THREADS,
+// OWRL_JUDGE_MAX_BATCH, OWRL_JUDGE_BATCH_TOKENS (both default by device),
+// OWRL_JUDGE_SHADOW (default true when a model is set); or the judge model
 // behind an OpenAI-compatible API: OWRL_JUDGE_BACKEND (onnx | api; default: whichever of
 // OWRL_JUDGE_MODEL / OWRL_JUDGE_API_URL is set), OWRL_JUDGE_API_URL, OWRL_JUDGE_API_MODEL,
 // OWRL_JUDGE_API_KEY (never logged), OWRL_JUDGE_API_CONCURRENCY, OWRL_JUDGE_API_RETRIES,
@@ -13,17 +16,23 @@
 // NATS_*, OWRL_LOG_LEVEL and OWRL_METRICS_PORT are read by the startup path (@owrl/service).
 import { ConfigError, envBool, envInt, envList, envNumber, envOneOf, envString, type Env } from '@owrl/core';
 
-export type JudgeDeviceSetting = 'auto' | 'cuda' | 'cpu';
+export type JudgeDeviceSetting = 'auto' | 'cuda' | 'webgpu' | 'cpu';
 
 export interface JudgeModelConfig {
   dir: string;
   device: JudgeDeviceSetting;
   /** P(yes) threshold; undefined = the model folder's. */
   threshold: number | undefined;
+  /** Inference workers (model copies) on the CPU; a GPU holds one. */
   workers: number;
+  /** Prompt preparation threads beside the model; undefined = the device's default (GPU 2, CPU 0). */
+  prepareWorkers: number | undefined;
   /** onnxruntime intra-op threads per worker; 0 = cores / workers. */
   threads: number;
-  maxBatch: number;
+  /** Rows per forward pass; undefined = the device's default (CPU 8, GPU 32). */
+  maxBatch: number | undefined;
+  /** Padded positions per forward pass; undefined = the device's default (CPU 16384, GPU 32768). */
+  batchTokens: number | undefined;
   /** Judge verified tasks with the model too, as a shadow measured against the verifier. */
   shadow: boolean;
 }
@@ -53,7 +62,8 @@ export interface JudgeApiConfig {
 
 export interface JudgeConfig {
   judgeVersion: string;
-  concurrency: number;
+  /** Trajectories judged at once; undefined = by backend and device (concurrencyDefault). */
+  concurrency: number | undefined;
   timeoutMs: number;
   /** The ONNX judge model (backend onnx). */
   model: JudgeModelConfig | undefined;
@@ -129,6 +139,23 @@ function readApi(env: Env): JudgeApiConfig {
   };
 }
 
+/** An integer setting whose default is decided later (by device): undefined when unset. */
+function optionalInt(name: string, min: number, env: Env): number | undefined {
+  return (env[name] ?? '') === '' ? undefined : envInt(name, min, env, min);
+}
+
+/**
+ * Trajectories judged at once when OWRL_JUDGE_CONCURRENCY is unset. Verifiers only: a trajectory
+ * is judged in microseconds and the slot waits mostly on the bus (publish, ack), so many are held
+ * at once. A model bounds it to what the model serves: on the CPU a pass of 8; on a GPU enough to
+ * fill two passes of `maxBatch` rows, one running and one prepared.
+ */
+export function concurrencyDefault(backend: 'none' | 'api' | 'cpu' | 'gpu', maxBatch = 8): number {
+  if (backend === 'none') return 64;
+  if (backend === 'gpu') return Math.max(64, 2 * maxBatch);
+  return 8;
+}
+
 /** Configuration from environment variables. @throws ConfigError naming the variable. */
 export function readConfig(env: Env): JudgeConfig {
   const modelDir = envString('OWRL_JUDGE_MODEL', '', env);
@@ -143,19 +170,19 @@ export function readConfig(env: Env): JudgeConfig {
   if (backend === 'onnx') {
     model = {
       dir: modelDir,
-      device: envOneOf('OWRL_JUDGE_DEVICE', 'auto', ['auto', 'cuda', 'cpu'] as const, env),
+      device: envOneOf('OWRL_JUDGE_DEVICE', 'auto', ['auto', 'cuda', 'webgpu', 'cpu'] as const, env),
       threshold: threshold(env),
       workers: envInt('OWRL_JUDGE_WORKERS', 1, env, 1),
+      prepareWorkers: optionalInt('OWRL_JUDGE_PREPARE_WORKERS', 0, env),
       threads: envInt('OWRL_JUDGE_THREADS', 0, env, 0),
-      maxBatch: envInt('OWRL_JUDGE_MAX_BATCH', 8, env, 1),
+      maxBatch: optionalInt('OWRL_JUDGE_MAX_BATCH', 1, env),
+      batchTokens: optionalInt('OWRL_JUDGE_BATCH_TOKENS', 1, env),
       shadow: envBool('OWRL_JUDGE_SHADOW', true, env),
     };
   }
   return {
     judgeVersion: envString('OWRL_JUDGE_VERSION', 'verifier-1', env),
-    // Verifiers only: a trajectory is judged in microseconds and the slot waits mostly on the bus
-    // (publish, ack), so many are held at once; a judge model bounds it to what the model serves.
-    concurrency: envInt('OWRL_JUDGE_CONCURRENCY', backend === 'none' ? 64 : 8, env, 1),
+    concurrency: optionalInt('OWRL_JUDGE_CONCURRENCY', 1, env),
     // An API call may need a retry or two inside the budget: a longer default there.
     timeoutMs: envInt('OWRL_JUDGE_TIMEOUT_MS', backend === 'api' ? 30_000 : 10_000, env, 1),
     model,

@@ -3,16 +3,17 @@
 // API), run through the startup path. It may start before NATS.
 import { ensureTopology } from '@owrl/bus';
 import { createVerifiers } from '@owrl/judge-core';
-import { ApiJudge, OnnxJudge, modelVerdictSource, type BatchScorer } from '@owrl/judge-model';
+import { ApiJudge, OnnxJudge, isGpu, modelVerdictSource, type BatchScorer } from '@owrl/judge-model';
+import type { Meter } from '@owrl/core';
 import { runService } from '@owrl/service';
 import type { Logger } from '@owrl/telemetry';
-import { readConfig, redactConfig, type JudgeConfig } from './config.js';
+import { concurrencyDefault, readConfig, redactConfig, type JudgeConfig } from './config.js';
 import { JudgeService } from './judge-service.js';
 
 type JudgeModel = BatchScorer & { close(): Promise<void> };
 
 /** The judge model of the configuration, or undefined (verifiers only). */
-async function loadModel(cfg: JudgeConfig, logger: Logger): Promise<JudgeModel | undefined> {
+async function loadModel(cfg: JudgeConfig, logger: Logger, meter: Meter): Promise<JudgeModel | undefined> {
   if (cfg.api !== undefined) {
     const a = cfg.api;
     const api = new ApiJudge({
@@ -44,12 +45,21 @@ async function loadModel(cfg: JudgeConfig, logger: Logger): Promise<JudgeModel |
     modelDir: m.dir,
     device: m.device,
     workers: m.workers,
-    maxBatch: m.maxBatch,
     timeoutMs: cfg.timeoutMs,
     logger,
+    meter,
+    ...(m.prepareWorkers !== undefined ? { prepareWorkers: m.prepareWorkers } : {}),
+    ...(m.maxBatch !== undefined ? { maxBatch: m.maxBatch } : {}),
+    ...(m.batchTokens !== undefined ? { batchTokens: m.batchTokens } : {}),
     ...(m.threads > 0 ? { threads: m.threads } : {}),
     ...(m.threshold !== undefined ? { threshold: m.threshold } : {}),
   });
+}
+
+function backendOf(model: JudgeModel | undefined): 'none' | 'api' | 'cpu' | 'gpu' {
+  if (model === undefined) return 'none';
+  if (model instanceof OnnxJudge) return isGpu(model.device) ? 'gpu' : 'cpu';
+  return 'api';
 }
 
 runService({
@@ -60,7 +70,7 @@ runService({
     logger.info(redactConfig(cfg), 'judge starting');
     await ensureTopology(bus, { logger, ...topology });
     // The judge model judges tasks without a verifier and, in shadow mode, the verified ones too.
-    const model = await loadModel(cfg, logger);
+    const model = await loadModel(cfg, logger, meter);
     const modelSource = model === undefined ? undefined : modelVerdictSource(model);
     const shadow = (cfg.api ?? cfg.model)?.shadow === true;
     const service = new JudgeService({
@@ -68,7 +78,7 @@ runService({
       logger,
       meter,
       judgeVersion: cfg.judgeVersion,
-      concurrency: cfg.concurrency,
+      concurrency: cfg.concurrency ?? concurrencyDefault(backendOf(model), model?.maxBatch),
       timeoutMs: cfg.timeoutMs,
       verifiers: createVerifiers(cfg.verifyHosts !== undefined ? { verifyHosts: cfg.verifyHosts } : {}),
       ...(modelSource !== undefined ? { sources: [modelSource] } : {}),

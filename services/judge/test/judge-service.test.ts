@@ -219,7 +219,7 @@ void test('stop() lets an in-flight trajectory finish: it is published and acked
 });
 
 void test('readConfig: defaults and errors naming the variable', () => {
-  assert.deepEqual(readConfig({}), { judgeVersion: 'verifier-1', concurrency: 64, timeoutMs: 10_000, model: undefined, api: undefined });
+  assert.deepEqual(readConfig({}), { judgeVersion: 'verifier-1', concurrency: undefined, timeoutMs: 10_000, model: undefined, api: undefined });
   assert.equal(readConfig({ OWRL_JUDGE_CONCURRENCY: '3' }).concurrency, 3);
   assert.throws(() => readConfig({ OWRL_JUDGE_CONCURRENCY: '0' }), /OWRL_JUDGE_CONCURRENCY="0"/);
 });

@@ -92,11 +92,12 @@ void test('main: serves health and metrics, judges, logs JSON with service=judge
   }
 });
 
-void test('main with OWRL_JUDGE_MODEL: device auto falls back to the CPU with a warning, names the device, closes the model on SIGTERM', async () => {
+void test('main with OWRL_JUDGE_MODEL: device auto passes over CUDA and WebGPU with a warning each, names the device in its log and metrics, closes the model on SIGTERM', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-judge-main-'));
   writeTinyDecoderJudge(dir, { seed: 3 });
+  const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, NATS_URL: nats.url, OWRL_JUDGE_MODEL: dir, OWRL_JUDGE_DEVICE: 'auto', OWRL_JUDGE_THREADS: '1' },
+    env: { ...process.env, NATS_URL: nats.url, OWRL_METRICS_PORT: String(port), OWRL_JUDGE_MODEL: dir, OWRL_JUDGE_DEVICE: 'auto', OWRL_JUDGE_THREADS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = once(child, 'exit');
@@ -113,12 +114,22 @@ void test('main with OWRL_JUDGE_MODEL: device auto falls back to the CPU with a 
       new Promise<void>((resolve) => (onLine = () => lines.some((l) => l['msg'] === 'judge consuming') && resolve())),
       exited.then(() => assert.fail(`judge exited early: ${stderr}`)),
     ]);
-    const fallback = lines.find((l) => /falling back to the CPU/.test(String(l['msg'])));
-    assert.ok(fallback, 'a warning names the fallback');
-    assert.equal(fallback['level'], 40, 'pino level warn');
-    const running = lines.find((l) => l['msg'] === 'judge model running on cpu');
-    assert.ok(running, 'an info line names the device in use');
+    const passed = lines.filter((l) => /^judge model: passed over/.test(String(l['msg'])));
+    assert.deepEqual(
+      passed.map((l) => [l['device'], l['level']]),
+      [
+        ['cuda', 40],
+        ['webgpu', 40],
+      ],
+      'a pino warning for each device passed over',
+    );
+    const running = lines.find((l) => /^judge model running on cpu \(auto passed over cuda: \w+; webgpu: \w+\)$/.test(String(l['msg'])));
+    assert.ok(running, `an info line names the device in use and why: ${JSON.stringify(lines.map((l) => l['msg']))}`);
     assert.equal(running['device'], 'cpu');
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    assert.match(text, /owrl_judge_model_device_info\{device="cpu",requested="auto",service="judge"\} 1/);
+    assert.match(text, /owrl_judge_model_device_passed_over_info\{device="cuda",code="cuda_provider_missing",service="judge"\} 1/);
+    assert.match(text, /owrl_judge_model_device_passed_over_info\{device="webgpu",code="\w+",service="judge"\} 1/);
     child.kill('SIGTERM');
     const [code, signal] = await exited;
     assert.deepEqual([code, signal], [0, null], stderr.slice(-3000));

@@ -24,6 +24,7 @@ import {
   type Trajectory,
 } from '@owrl/proto';
 import { MemoryMeter } from '@owrl/core';
+import { concurrencyDefault } from '../src/config.js';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { JudgeService, readConfig } from '../src/index.js';
 
@@ -132,13 +133,30 @@ void test('model verdicts for unverified tasks, shadow verdicts and calibration 
 });
 
 void test('readConfig: the judge model settings', () => {
-  assert.deepEqual(readConfig({}), { judgeVersion: 'verifier-1', concurrency: 64, timeoutMs: 10_000, model: undefined, api: undefined });
+  assert.deepEqual(readConfig({}), { judgeVersion: 'verifier-1', concurrency: undefined, timeoutMs: 10_000, model: undefined, api: undefined });
   const m = readConfig({ OWRL_JUDGE_MODEL: '/models/judge', OWRL_JUDGE_DEVICE: 'cpu', OWRL_JUDGE_THRESHOLD: '0.7', OWRL_JUDGE_SHADOW: 'false' }).model;
-  assert.deepEqual(m, { dir: '/models/judge', device: 'cpu', threshold: 0.7, workers: 1, threads: 0, maxBatch: 8, shadow: false });
+  assert.deepEqual(m, {
+    dir: '/models/judge',
+    device: 'cpu',
+    threshold: 0.7,
+    workers: 1,
+    prepareWorkers: undefined,
+    threads: 0,
+    maxBatch: undefined,
+    batchTokens: undefined,
+    shadow: false,
+  });
+  const gpu = readConfig({ OWRL_JUDGE_MODEL: '/m', OWRL_JUDGE_DEVICE: 'webgpu', OWRL_JUDGE_MAX_BATCH: '16', OWRL_JUDGE_BATCH_TOKENS: '65536', OWRL_JUDGE_PREPARE_WORKERS: '3' }).model;
+  assert.deepEqual([gpu?.device, gpu?.maxBatch, gpu?.batchTokens, gpu?.prepareWorkers], ['webgpu', 16, 65536, 3]);
   assert.equal(readConfig({ OWRL_JUDGE_MODEL: '/m' }).model?.shadow, true);
-  // A model bounds the trajectories judged at once to what it serves; verifiers alone hold many.
-  assert.equal(readConfig({ OWRL_JUDGE_MODEL: '/m' }).concurrency, 8);
+  // A model bounds the trajectories judged at once to what it serves; verifiers alone hold many,
+  // and a GPU enough to keep a pass running and the next one prepared.
+  assert.deepEqual(
+    [concurrencyDefault('none'), concurrencyDefault('api'), concurrencyDefault('cpu', 8), concurrencyDefault('gpu', 32), concurrencyDefault('gpu', 64)],
+    [64, 8, 8, 64, 128],
+  );
   assert.equal(readConfig({ OWRL_JUDGE_MODEL: '/m', OWRL_JUDGE_CONCURRENCY: '16' }).concurrency, 16);
-  assert.throws(() => readConfig({ OWRL_JUDGE_MODEL: '/m', OWRL_JUDGE_DEVICE: 'tpu' }), /OWRL_JUDGE_DEVICE="tpu" must be one of auto, cuda, cpu/);
+  assert.throws(() => readConfig({ OWRL_JUDGE_MODEL: '/m', OWRL_JUDGE_DEVICE: 'tpu' }), /OWRL_JUDGE_DEVICE="tpu" must be one of auto, cuda, webgpu, cpu/);
+  assert.throws(() => readConfig({ OWRL_JUDGE_MODEL: '/m', OWRL_JUDGE_BATCH_TOKENS: '0' }), /OWRL_JUDGE_BATCH_TOKENS/);
   assert.throws(() => readConfig({ OWRL_JUDGE_MODEL: '/m', OWRL_JUDGE_THRESHOLD: '1.5' }), /OWRL_JUDGE_THRESHOLD=1.5/);
 });

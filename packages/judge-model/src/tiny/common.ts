@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { mulberry32 } from '@owrl/core';
-import { DType, type GraphSpec } from './onnx.js';
+import { DType, type GraphSpec, type WriteModelOptions } from './onnx.js';
 
 /** Uniform weights in [-scale, scale) from a seeded generator. */
 export function uniform(rng: () => number, n: number, scale: number): Float32Array {
@@ -139,4 +139,11 @@ export interface TinyCommonOptions {
   padToken?: string | null;
   /** Fields merged into owrl_judge.json. */
   judge?: Record<string, unknown>;
+  /** Weights in a `<graph>_data` file next to each graph, as exports of large models have them. */
+  externalData?: boolean;
+}
+
+/** writeModel options for a builder's graph file under `opts`. */
+export function graphWriteOptions(file: string, opts: TinyCommonOptions): WriteModelOptions {
+  return opts.externalData ? { externalData: { location: `${path.basename(file)}_data`, minBytes: 64 } } : {};
 }

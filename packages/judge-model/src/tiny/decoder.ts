@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { JudgeModelError, JudgeModelErrorCode } from '../errors.js';
 import { OWRL_JUDGE_FILE } from '../folder.js';
-import { addHead, makeHead, seeded, uniform, writeJson, type TinyCommonOptions, type TinyHead } from './common.js';
+import { addHead, graphWriteOptions, makeHead, seeded, uniform, writeJson, type TinyCommonOptions, type TinyHead } from './common.js';
 import { DType, writeModel, type GraphSpec } from './onnx.js';
 import { buildTinyTokenizer, type TinyTokenizer } from './tokenizer.js';
 
@@ -81,7 +81,7 @@ export function writeTinyDecoderJudge(dir: string, opts: TinyCommonOptions = {})
     head: weights,
   });
   fs.mkdirSync(path.join(dir, 'onnx'), { recursive: true });
-  writeModel(path.join(dir, 'onnx', 'model.onnx'), g);
+  writeModel(path.join(dir, 'onnx', 'model.onnx'), g, graphWriteOptions('model.onnx', opts));
   writeJson(dir, 'config.json', {
     model_type: 'qwen2',
     architectures: ['Qwen2ForCausalLM'],

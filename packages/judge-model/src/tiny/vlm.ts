@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { OWRL_JUDGE_FILE } from '../folder.js';
-import { addHead, makeHead, seeded, uniform, writeJson, type TinyCommonOptions, type TinyHead } from './common.js';
+import { addHead, graphWriteOptions, makeHead, seeded, uniform, writeJson, type TinyCommonOptions, type TinyHead } from './common.js';
 import { tinyDims } from './decoder.js';
 import { DType, writeModel, type GraphSpec } from './onnx.js';
 import { buildTinyTokenizer, type TinyTokenizer } from './tokenizer.js';
@@ -64,7 +64,9 @@ export function writeTinyVlmJudge(dir: string, opts: TinyVlmOptions = {}): TinyV
   fs.mkdirSync(path.join(dir, 'onnx'), { recursive: true });
   const grid = opts.gridInput ?? 'grid_thw';
 
-  writeModel(path.join(dir, 'onnx', 'vision_encoder.onnx'), {
+  writeModel(
+    path.join(dir, 'onnx', 'vision_encoder.onnx'),
+    {
     name: 'owrl_tiny_vision_encoder',
     nodes: [
       { op: 'Reshape', inputs: ['pixel_values', 'group_shape'], outputs: ['groups'] },
@@ -86,15 +88,21 @@ export function writeTinyVlmJudge(dir: string, opts: TinyVlmOptions = {}): TinyV
       { name: grid, type: DType.INT64, dims: ['num_images', 3] },
     ],
     outputs: [{ name: 'image_features', type: DType.FLOAT, dims: ['num_image_tokens', d.hidden] }],
-  });
+    },
+    graphWriteOptions('vision_encoder.onnx', opts),
+  );
 
-  writeModel(path.join(dir, 'onnx', 'embed_tokens.onnx'), {
+  writeModel(
+    path.join(dir, 'onnx', 'embed_tokens.onnx'),
+    {
     name: 'owrl_tiny_embed_tokens',
     nodes: [{ op: 'Gather', inputs: ['embed', 'input_ids'], outputs: ['inputs_embeds'] }],
     initializers: [{ name: 'embed', float: weights.embed, dims: [d.vocab, d.hidden] }],
     inputs: [{ name: 'input_ids', type: DType.INT64, dims: ['batch_size', 'sequence_length'] }],
     outputs: [{ name: 'inputs_embeds', type: DType.FLOAT, dims: ['batch_size', 'sequence_length', d.hidden] }],
-  });
+    },
+    graphWriteOptions('embed_tokens.onnx', opts),
+  );
 
   const g: GraphSpec = {
     name: 'owrl_tiny_vlm_decoder',
@@ -132,7 +140,7 @@ export function writeTinyVlmJudge(dir: string, opts: TinyVlmOptions = {}): TinyV
     numLogitsToKeep: opts.numLogitsToKeep ?? false,
     head: weights,
   });
-  writeModel(path.join(dir, 'onnx', 'decoder_model_merged.onnx'), g);
+  writeModel(path.join(dir, 'onnx', 'decoder_model_merged.onnx'), g, graphWriteOptions('decoder_model_merged.onnx', opts));
 
   const preprocessor = {
     processor_class: 'Qwen2VLProcessor',
