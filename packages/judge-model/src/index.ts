@@ -78,13 +78,16 @@ export {
   describeChoice,
   isGpu,
   probeDevice,
+  openSessions,
+  type OpenedSessions,
+  type SessionSettings,
   type DeviceSkip,
   type DeviceSkipCode,
   type GpuDevice,
   type JudgeDevice,
   type ResolvedDevice,
 } from './session.js';
-export type { RowScore, RowOutcome, PassStats, ForwardResult } from './runner.js';
+export { decoderFeedsFor, type RowScore, type RowOutcome, type PassStats, type ForwardResult } from './runner.js';
 export { planPasses, paddingWaste, type BatchShape, type PlannedPass } from './batch-plan.js';
 export { prepareRows, promptOptions, promptTokenLimit, type PreparedOutcome, type PreparedRow } from './prepare.js';
 export {

@@ -31,7 +31,7 @@ export interface OnnxJudgeOptions {
   threshold?: number;
   /** Most rows in one forward pass; calls are split into chunks of this size. Default 8 on the CPU, 32 on a GPU. */
   maxBatch?: number;
-  /** Most padded positions (rows × longest row) in one forward pass. Default 16384 on the CPU, 32768 on a GPU. */
+  /** Most padded positions (rows × longest row) in one forward pass. Default 16384 on the CPU and on a GPU. */
   batchTokens?: number;
   /** Overrides owrl_judge.json `max_prompt_tokens`. */
   maxPromptTokens?: number;
@@ -47,7 +47,7 @@ export interface OnnxJudgeOptions {
 /** Defaults of the pass shape and workers per kind of device. */
 export const DEVICE_DEFAULTS = {
   cpu: { maxBatch: 8, batchTokens: 16_384, prepareWorkers: 0 },
-  gpu: { maxBatch: 32, batchTokens: 32_768, prepareWorkers: 2 },
+  gpu: { maxBatch: 32, batchTokens: 16_384, prepareWorkers: 2 },
 } as const;
 
 /** One judgement's score. The API judge also says how it got P(yes). */

@@ -114,6 +114,37 @@ function planDecoder(session: ort.InferenceSession, graph: string, folder: Model
   return plan;
 }
 
+/** Feeds other than the prompt itself: mask, positions, empty past key values, logits to keep. */
+function commonFeeds(plan: DecoderPlan, p: PaddedBatch, positionIds: BigInt64Array): Record<string, ort.Tensor> {
+  const feeds: Record<string, ort.Tensor> = {
+    attention_mask: new ort.Tensor('int64', p.attentionMask, [p.batch, p.seq]),
+  };
+  if (plan.hasPositionIds) {
+    feeds['position_ids'] = new ort.Tensor('int64', positionIds, plan.mrope ? [3, p.batch, p.seq] : [p.batch, p.seq]);
+  }
+  for (const past of plan.past) feeds[past.name] = new ort.Tensor(past.type, emptyOf(past.type), [p.batch, past.kvHeads, 0, past.headDim]);
+  if (plan.keep !== undefined) {
+    feeds[plan.keep.name] = new ort.Tensor('int64', BigInt64Array.of(BigInt(logitsToKeep(p))), plan.keep.dims);
+  }
+  if (plan.useCacheBranch) feeds['use_cache_branch'] = new ort.Tensor('bool', Uint8Array.of(0), [1]);
+  return feeds;
+}
+
+function decoderOnlyFeeds(plan: DecoderPlan, p: PaddedBatch): Record<string, ort.Tensor> {
+  const positions = plan.mrope ? mropePositions(p, []) : p.positionIds;
+  return { input_ids: new ort.Tensor('int64', p.inputIds, [p.batch, p.seq]), ...commonFeeds(plan, p, positions) };
+}
+
+/**
+ * The feeds the judge gives a decoder-layout graph for a padded batch, for running the same
+ * passes on a session of one's own (the judge benchmark's bare-onnxruntime baseline).
+ * @throws JudgeModelError JUDGE_MODEL_INVALID_MODEL when the graph's inputs are not a decoder's.
+ */
+export function decoderFeedsFor(session: ort.InferenceSession, folder: ModelFolder): (p: PaddedBatch) => Record<string, ort.Tensor> {
+  const plan = planDecoder(session, folder.judge.onnx.model, folder, 'input_ids');
+  return (p) => decoderOnlyFeeds(plan, p);
+}
+
 function checkInputs(session: ort.InferenceSession | undefined, graph: string, required: string[], optional: string[]): void {
   const names = session?.inputNames ?? [];
   const missing = required.filter((n) => !names.includes(n));
@@ -256,18 +287,7 @@ export class JudgeRunner {
   }
 
   private commonFeeds(p: PaddedBatch, positionIds: BigInt64Array): Record<string, ort.Tensor> {
-    const feeds: Record<string, ort.Tensor> = {
-      attention_mask: new ort.Tensor('int64', p.attentionMask, [p.batch, p.seq]),
-    };
-    if (this.plan.hasPositionIds) {
-      feeds['position_ids'] = new ort.Tensor('int64', positionIds, this.plan.mrope ? [3, p.batch, p.seq] : [p.batch, p.seq]);
-    }
-    for (const past of this.plan.past) feeds[past.name] = new ort.Tensor(past.type, emptyOf(past.type), [p.batch, past.kvHeads, 0, past.headDim]);
-    if (this.plan.keep !== undefined) {
-      feeds[this.plan.keep.name] = new ort.Tensor('int64', BigInt64Array.of(BigInt(logitsToKeep(p))), this.plan.keep.dims);
-    }
-    if (this.plan.useCacheBranch) feeds['use_cache_branch'] = new ort.Tensor('bool', Uint8Array.of(0), [1]);
-    return feeds;
+    return commonFeeds(this.plan, p, positionIds);
   }
 
   private async runLogits(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Promise<ort.Tensor> {
@@ -280,8 +300,7 @@ export class JudgeRunner {
   private async runDecoderOnly(p: PaddedBatch): Promise<ort.Tensor> {
     const [session] = this.sessions;
     if (session === undefined) throw new JudgeModelError(JudgeModelErrorCode.InferenceFailed, 'no session');
-    const positions = this.plan.mrope ? mropePositions(p, []) : p.positionIds;
-    return this.runLogits(session, { input_ids: new ort.Tensor('int64', p.inputIds, [p.batch, p.seq]), ...this.commonFeeds(p, positions) });
+    return this.runLogits(session, decoderOnlyFeeds(this.plan, p));
   }
 
   private async runVlm(p: PaddedBatch, rows: ReadonlyArray<readonly number[]>, images: ReadonlyArray<ImagePatches | undefined>): Promise<ort.Tensor> {

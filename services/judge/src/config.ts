@@ -31,7 +31,7 @@ export interface JudgeModelConfig {
   threads: number;
   /** Rows per forward pass; undefined = the device's default (CPU 8, GPU 32). */
   maxBatch: number | undefined;
-  /** Padded positions per forward pass; undefined = the device's default (CPU 16384, GPU 32768). */
+  /** Padded positions per forward pass; undefined = the device's default (16384 on the CPU and on a GPU). */
   batchTokens: number | undefined;
   /** Judge verified tasks with the model too, as a shadow measured against the verifier. */
   shadow: boolean;

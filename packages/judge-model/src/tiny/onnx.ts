@@ -3,6 +3,7 @@
 // of models over 2 GB must be), typed graph inputs/outputs with symbolic or fixed dims, nodes with
 // attributes.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import onnxProto from 'onnx-proto';
 
@@ -47,6 +48,7 @@ export interface GraphSpec {
 
 export function littleEndian(a: Float32Array | Uint16Array): Uint8Array {
   // Typed arrays are in the machine's byte order; ONNX raw data is little-endian (as x86 and Arm are).
+  if (os.endianness() === 'LE') return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
   const out = new Uint8Array(a.byteLength);
   const dv = new DataView(out.buffer);
   if (a instanceof Float32Array) for (let i = 0; i < a.length; i++) dv.setFloat32(i * 4, a[i] ?? 0, true);
