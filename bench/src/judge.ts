@@ -14,23 +14,18 @@
 // judge loads, so the two never share the device. Figures: tokens/s (prompt tokens), judgements/s, p50/p99 per call of --batch judgements
 // with --inflight calls outstanding (the judge) and per pass (the bare session), padding waste,
 // and the device used (`fallback` lists what `auto` passed over).
+import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from '@owrl/core';
 import {
-  AUTO_ORDER,
   DEVICE_DEFAULTS,
   JUDGE_DEVICES,
   JudgeTokenizer,
   OnnxJudge,
-  decoderFeedsFor,
-  graphPaths,
   isGpu,
-  openSessions,
-  padBatch,
-  planPasses,
-  probeDevice,
   promptOptions,
   promptTokenLimit,
   readModelFolder,
@@ -40,7 +35,8 @@ import {
   type ModelFolder,
   type ResolvedDevice,
 } from '@owrl/judge-model';
-import { parseDecoderShape, probeGraphBytes, writeGeneratedJudge } from '@owrl/judge-model/testing';
+import { parseDecoderShape, writeGeneratedJudge } from '@owrl/judge-model/testing';
+import { percentile, type BareRequest, type SideFigures } from './judge-bare.js';
 
 const DEFAULT_SHAPE = '256,4,4,1024,4096';
 
@@ -107,67 +103,36 @@ function sizedInputs(folder: ModelFolder, target: number, n: number): { inputs: 
   return { inputs, ids };
 }
 
-function percentile(sorted: number[], q: number): number {
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[i] ?? NaN;
-}
 
 const round = (x: number, digits = 2) => Number(x.toFixed(digits));
 
-interface SideFigures {
-  judgementsPerS: number;
-  tokensPerS: number;
-  p50: number;
-  p99: number;
+
+/** What the bare-session process answers (judge-bare.ts). */
+interface BareAnswer {
+  device: ResolvedDevice;
+  shape: BatchShape;
+  figures?: SideFigures;
+  error?: string;
 }
 
-/** The device `requested` resolves to, as the judge resolves it (probes instead of the model). */
-async function firstUsable(requested: JudgeDevice): Promise<ResolvedDevice> {
-  if (requested !== 'auto') return requested;
-  for (const d of AUTO_ORDER) {
-    if (!isGpu(d) || (await probeDevice(d, probeGraphBytes())).ok) return d;
-  }
-  return 'cpu';
-}
-
-/** The bare session: the judge's passes (same chunks, same length order and token budget), feeds built in advance. */
-async function bare(folder: ModelFolder, device: JudgeDevice, threads: number, chunks: number[][][], shape: BatchShape, seconds: number): Promise<SideFigures & { device: string }> {
-  const tokenizer = new JudgeTokenizer(folder);
-  const opened = await openSessions([graphPaths(folder).model], device, { threads });
-  const [session] = opened.sessions;
-  if (session === undefined) throw new Error('no session');
-  try {
-    const feedsOf = decoderFeedsFor(session, folder);
-    const passes = chunks.flatMap((chunk) =>
-      planPasses(
-        chunk.map((r) => r.length),
-        shape,
-      ).map((p) => {
-        const rows = p.rows.map((i) => chunk[i] ?? []);
-        return { rows: rows.length, tokens: p.realTokens, feeds: feedsOf(padBatch(rows, tokenizer.padId, tokenizer.paddingSide)) };
-      }),
-    );
-    // Warm-up: every pass shape once (a GPU compiles and allocates per shape).
-    for (const p of passes) await session.run(p.feeds, ['logits']);
-    const latencies: number[] = [];
-    let rows = 0;
-    let tokens = 0;
-    const start = performance.now();
-    for (let k = 0; latencies.length < 3 || performance.now() - start < seconds * 1000; k++) {
-      const p = passes[k % passes.length];
-      if (p === undefined) break;
-      const t0 = performance.now();
-      await session.run(p.feeds, ['logits']);
-      latencies.push(performance.now() - t0);
-      rows += p.rows;
-      tokens += p.tokens;
-    }
-    const wall = (performance.now() - start) / 1000;
-    latencies.sort((a, b) => a - b);
-    return { device: opened.device, judgementsPerS: rows / wall, tokensPerS: tokens / wall, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
-  } finally {
-    await session.release();
-  }
+/**
+ * Runs the bare session in a process of its own, which also resolves the device: this process
+ * then holds no onnxruntime session or GPU context of its own when the judge loads, as in the
+ * judge service.
+ */
+function bareInChild(req: BareRequest): Promise<BareAnswer> {
+  const child = fork(fileURLToPath(new URL('./judge-bare.js', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise<BareAnswer>((resolve, reject) => {
+    let answer: BareAnswer | undefined;
+    child.on('message', (m: BareAnswer) => (answer = m));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (answer?.error !== undefined) reject(new Error(`bare session: ${answer.error}`));
+      else if (answer !== undefined) resolve(answer);
+      else reject(new Error(`the bare-session process exited (${signal ?? code}) without figures`));
+    });
+    child.send(req);
+  });
 }
 
 export async function judgeBench(args: string[]): Promise<Record<string, unknown>> {
@@ -208,27 +173,25 @@ export async function judgeBench(args: string[]): Promise<Record<string, unknown
     const meanTokens = ids.reduce((a, r) => a + r.length, 0) / ids.length;
     progress(`${n} judgements, ${Math.round(meanTokens)} prompt tokens on average`);
 
-    // The device the judge will resolve, found the way it finds it (without loading the model
-    // twice), and the pass shape that device implies.
-    const resolved = await firstUsable(device);
-    const defaults = DEVICE_DEFAULTS[isGpu(resolved) ? 'gpu' : 'cpu'];
-    const shape: BatchShape = { maxRows: maxBatchOpt ?? defaults.maxBatch, tokenBudget: batchTokensOpt ?? defaults.batchTokens };
+    // The bare session runs alone first, in its own process, on the device the judge will
+    // resolve (found the way the judge finds it), with the pass shape that device implies ...
+    const answer = await bareInChild({
+      modelDir,
+      requested: device,
+      threads,
+      ids,
+      seconds,
+      bare: folder.judge.layout === 'decoder',
+      ...(maxBatchOpt !== undefined ? { maxBatch: maxBatchOpt } : {}),
+      ...(batchTokensOpt !== undefined ? { batchTokens: batchTokensOpt } : {}),
+    });
+    const resolved = answer.device;
+    const shape = answer.shape;
+    const baseline = answer.figures;
+    const baselineSkipped = baseline === undefined ? 'the bare baseline runs decoder-layout graphs only' : undefined;
+    if (baseline !== undefined) progress(`bare onnxruntime on ${resolved}: ${baseline.judgementsPerS.toFixed(2)} judgements/s, ${Math.round(baseline.tokensPerS)} tokens/s`);
     const calls: JudgeInput[][] = [];
-    const callIds: number[][][] = [];
-    for (let i = 0; i < n; i += shape.maxRows) {
-      calls.push(inputs.slice(i, i + shape.maxRows));
-      callIds.push(ids.slice(i, i + shape.maxRows));
-    }
-
-    // The bare session runs alone on that device first ...
-    let baseline: (SideFigures & { device: string }) | undefined;
-    let baselineSkipped: string | undefined;
-    if (folder.judge.layout === 'decoder') {
-      baseline = await bare(folder, resolved, threads, callIds, shape, seconds);
-      progress(`bare onnxruntime on ${baseline.device}: ${baseline.judgementsPerS.toFixed(2)} judgements/s, ${Math.round(baseline.tokensPerS)} tokens/s`);
-    } else {
-      baselineSkipped = 'the bare baseline runs decoder-layout graphs only';
-    }
+    for (let i = 0; i < n; i += shape.maxRows) calls.push(inputs.slice(i, i + shape.maxRows));
 
     // ... then the judge, as asked for, with `inflight` calls outstanding.
     const loadStart = performance.now();
@@ -295,7 +258,7 @@ export async function judgeBench(args: string[]): Promise<Record<string, unknown
       judgements: n,
       batch: shape.maxRows,
       batch_tokens: shape.tokenBudget,
-      batch_defaults: defaults.maxBatch === shape.maxRows && defaults.batchTokens === shape.tokenBudget,
+      batch_defaults: DEVICE_DEFAULTS[isGpu(resolved) ? 'gpu' : 'cpu'].maxBatch === shape.maxRows && DEVICE_DEFAULTS[isGpu(resolved) ? 'gpu' : 'cpu'].batchTokens === shape.tokenBudget,
       inflight,
       threads,
       load_s: round(loadS),

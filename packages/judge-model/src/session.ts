@@ -58,7 +58,8 @@ const CUDA_HOWTO =
 const VULKAN_LOADER = 'libvulkan.so.1';
 const ICD_HOWTO =
   'install the GPU driver with its Vulkan driver (ICD); where its ICD file is outside the loader\'s search path ' +
-  '(containers: the NVIDIA toolkit mounts it under /usr/local/nvidia/share/vulkan/icd.d), point VK_DRIVER_FILES at it';
+  '(containers: the NVIDIA toolkit mounts it under /usr/local/nvidia/share/vulkan/icd.d), point VK_DRIVER_FILES at it; ' +
+  'NVIDIA\'s ICD (libGLX_nvidia.so.0) also needs libglvnd (Debian/Ubuntu: libglvnd0, libglx0, libegl1)';
 
 function skip(device: GpuDevice, code: DeviceSkipCode, reason: string): DeviceSkip {
   return { device, code, reason };
