@@ -4,8 +4,10 @@
 // length, cut by the token budget), builds every pass's feeds in advance and runs them back to
 // back. Its own process keeps its session and GPU context out of the process the judge is
 // measured in.
+import os from 'node:os';
 import {
   AUTO_ORDER,
+  defaultGpuThreads,
   DEVICE_DEFAULTS,
   JudgeTokenizer,
   decoderFeedsFor,
@@ -33,7 +35,8 @@ export interface SideFigures {
 export interface BareRequest {
   modelDir: string;
   requested: JudgeDevice;
-  threads: number;
+  /** Intra-op threads; unset: the judge's default for the device. */
+  threads?: number;
   /** Token ids of the judgements, in the order the judge is called with them. */
   ids: number[][];
   seconds: number;
@@ -60,7 +63,7 @@ async function firstUsable(requested: JudgeDevice): Promise<ResolvedDevice> {
 /** The bare session: the judge's passes (same chunks, same length order and token budget), feeds built in advance. */
 async function bare(folder: ModelFolder, device: ResolvedDevice, threads: number, chunks: number[][][], shape: BatchShape, seconds: number): Promise<SideFigures> {
   const tokenizer = new JudgeTokenizer(folder);
-  const opened = await openSessions([graphPaths(folder).model], device, { threads });
+  const opened = await openSessions([graphPaths(folder).model], device, { threads, gpuThreads: threads });
   const [session] = opened.sessions;
   if (session === undefined) throw new Error('no session');
   try {
@@ -104,7 +107,9 @@ async function answer(req: BareRequest): Promise<void> {
   const shape: BatchShape = { maxRows: req.maxBatch ?? defaults.maxBatch, tokenBudget: req.batchTokens ?? defaults.batchTokens };
   const chunks: number[][][] = [];
   for (let i = 0; i < req.ids.length; i += shape.maxRows) chunks.push(req.ids.slice(i, i + shape.maxRows));
-  const figures = req.bare ? await bare(readModelFolder(req.modelDir), device, req.threads, chunks, shape, req.seconds) : undefined;
+  const cores = os.availableParallelism();
+  const threads = req.threads ?? (isGpu(device) ? defaultGpuThreads(cores) : cores);
+  const figures = req.bare ? await bare(readModelFolder(req.modelDir), device, threads, chunks, shape, req.seconds) : undefined;
   process.send?.({ device, shape, ...(figures !== undefined ? { figures } : {}) });
 }
 

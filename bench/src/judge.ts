@@ -147,7 +147,8 @@ export async function judgeBench(args: string[]): Promise<Record<string, unknown
   const n = intOption(args, 'judgements', 32) ?? 32;
   const seconds = Number(option(args, 'seconds') ?? '6');
   if (!(seconds > 0)) throw new Error(`--seconds must be > 0, got ${option(args, 'seconds')}`);
-  const threads = intOption(args, 'threads', os.availableParallelism()) ?? 1;
+  // Unset: each side takes the judge's default for the device (all cores on the CPU, a few on a GPU).
+  const threads = intOption(args, 'threads', undefined);
   const inflight = intOption(args, 'inflight', 4) ?? 4;
   const maxBatchOpt = intOption(args, 'batch', undefined);
   const batchTokensOpt = intOption(args, 'batch-tokens', undefined);
@@ -178,7 +179,7 @@ export async function judgeBench(args: string[]): Promise<Record<string, unknown
     const answer = await bareInChild({
       modelDir,
       requested: device,
-      threads,
+      ...(threads !== undefined ? { threads } : {}),
       ids,
       seconds,
       bare: folder.judge.layout === 'decoder',
@@ -198,7 +199,7 @@ export async function judgeBench(args: string[]): Promise<Record<string, unknown
     const measured = await OnnxJudge.load({
       modelDir,
       device,
-      threads,
+      ...(threads !== undefined ? { threads } : {}),
       logger: stderrLogger(),
       maxBatch: shape.maxRows,
       batchTokens: shape.tokenBudget,
@@ -260,7 +261,7 @@ export async function judgeBench(args: string[]): Promise<Record<string, unknown
       batch_tokens: shape.tokenBudget,
       batch_defaults: DEVICE_DEFAULTS[isGpu(resolved) ? 'gpu' : 'cpu'].maxBatch === shape.maxRows && DEVICE_DEFAULTS[isGpu(resolved) ? 'gpu' : 'cpu'].batchTokens === shape.tokenBudget,
       inflight,
-      threads,
+      threads: measured.threads,
       load_s: round(loadS),
       tokens_per_s: Math.round(figures.tokensPerS),
       judgements_per_s: round(figures.judgementsPerS),

@@ -76,6 +76,7 @@ export {
   JUDGE_DEVICES,
   AUTO_ORDER,
   describeChoice,
+  defaultGpuThreads,
   isGpu,
   probeDevice,
   openSessions,

@@ -11,7 +11,7 @@ import type { JudgeInput } from './prompt.js';
 import { paddingWaste, type BatchShape } from './batch-plan.js';
 import { createJudgeModelMetrics, recordDevice, recordPasses, type JudgeModelMetrics } from './metrics.js';
 import type { PassStats, RowScore } from './runner.js';
-import { describeChoice, isGpu, JUDGE_DEVICES, type DeviceSkip, type JudgeDevice, type ResolvedDevice } from './session.js';
+import { defaultGpuThreads, describeChoice, isGpu, JUDGE_DEVICES, type DeviceSkip, type JudgeDevice, type ResolvedDevice } from './session.js';
 
 export interface OnnxJudgeOptions {
   /** Model folder (README.md describes its files). */
@@ -25,7 +25,10 @@ export interface OnnxJudgeOptions {
    * waits for them. Default 2 on a GPU; 0 on the CPU, where each inference worker prepares its own.
    */
   prepareWorkers?: number;
-  /** onnxruntime intra-op threads per model worker (on a GPU: for nodes left on the CPU). Default: available cores / workers. */
+  /**
+   * onnxruntime intra-op threads per inference worker. Default: available cores / workers on the
+   * CPU; on a GPU, where they only run the nodes left on the CPU, min(4, cores).
+   */
   threads?: number;
   /** Overrides owrl_judge.json `threshold`. */
   threshold?: number;
@@ -147,9 +150,10 @@ export class OnnxJudge implements BatchScorer {
       models: isGpu(d) ? 1 : workers,
       prepare: prepareOpt ?? DEVICE_DEFAULTS[isGpu(d) ? 'gpu' : 'cpu'].prepareWorkers,
     });
-    // The first model worker is started before the device is known; on a GPU its threads only
-    // serve the nodes left on the CPU, so the CPU's split is right for both.
-    const threads = positiveInt(opts.threads, 'threads', Math.max(1, Math.floor(os.availableParallelism() / workers)));
+    // The first inference worker is started before the device is known: it gets both counts.
+    const threadsOpt = opts.threads === undefined ? undefined : positiveInt(opts.threads, 'threads', 1);
+    const cpuThreads = threadsOpt ?? Math.max(1, Math.floor(os.availableParallelism() / workers));
+    const gpuThreads = threadsOpt ?? defaultGpuThreads(os.availableParallelism());
     const maxBatchOpt = opts.maxBatch === undefined ? undefined : positiveInt(opts.maxBatch, 'maxBatch', 1);
     const batchTokensOpt = opts.batchTokens === undefined ? undefined : positiveInt(opts.batchTokens, 'batchTokens', 1);
     const timeoutMs = positiveInt(opts.timeoutMs, 'timeoutMs', 60_000);
@@ -165,7 +169,7 @@ export class OnnxJudge implements BatchScorer {
     const ref: { judge?: OnnxJudge } = {};
     const { pool, ready } = await WorkerPool.start({
       layout,
-      init: { modelDir: folder.dir, device, threads, ...(maxPromptTokens !== undefined ? { maxPromptTokens } : {}) },
+      init: { modelDir: folder.dir, device, threads: cpuThreads, gpuThreads, ...(maxPromptTokens !== undefined ? { maxPromptTokens } : {}) },
       shapeFor,
       onPasses: (passes) => ref.judge?.countPasses(passes),
       ...(opts.workerHeapMb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: positiveInt(opts.workerHeapMb, 'workerHeapMb', 1) } } : {}),
@@ -193,7 +197,7 @@ export class OnnxJudge implements BatchScorer {
         layout: ready.layout,
         modelCopies: pool.workers.model,
         prepareWorkers: pool.workers.prepare,
-        threads,
+        threads: isGpu(ready.device) ? gpuThreads : cpuThreads,
         maxBatch: shape.maxRows,
         batchTokens: shape.tokenBudget,
         version,
@@ -217,7 +221,7 @@ export class OnnxJudge implements BatchScorer {
       shape.tokenBudget,
       pool.workers.model,
       pool.workers.prepare,
-      threads,
+      isGpu(ready.device) ? gpuThreads : cpuThreads,
       timeoutMs,
     );
     ref.judge = judge;

@@ -16,6 +16,8 @@ export interface WorkerInit {
   modelDir: string;
   device: JudgeDevice;
   threads: number;
+  /** Intra-op threads when the device is a GPU. */
+  gpuThreads: number;
   maxPromptTokens?: number;
 }
 

@@ -41,8 +41,19 @@ export type DeviceSkipCode =
   | 'webgpu_unusable';
 
 export interface SessionSettings {
-  /** onnxruntime intra-op threads per session (on a GPU: for the nodes left on the CPU). */
+  /** onnxruntime intra-op threads per session on the CPU. */
   threads: number;
+  /** On a GPU: intra-op threads for the nodes left on the CPU (default `threads`). */
+  gpuThreads?: number;
+}
+
+/**
+ * Intra-op threads of a GPU session when none are asked for: only the nodes the provider leaves
+ * on the CPU (shape arithmetic, mostly) use them, and a pool as wide as the machine would compete
+ * with the threads that prepare prompts.
+ */
+export function defaultGpuThreads(cores: number): number {
+  return Math.max(1, Math.min(4, cores));
 }
 
 /** Folder of the native binding, where the CUDA provider libraries have to be. */
@@ -130,13 +141,17 @@ function deviceError(s: DeviceSkip, cause?: unknown): JudgeModelError {
 }
 
 function options(device: ResolvedDevice, s: SessionSettings): ort.InferenceSession.SessionOptions {
+  const gpu = isGpu(device);
   return {
     executionProviders: [device],
-    intraOpNumThreads: s.threads,
+    intraOpNumThreads: gpu ? (s.gpuThreads ?? s.threads) : s.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
     logSeverityLevel: 3,
+    // On a GPU the CPU threads wait on the device most of the time: waiting by spinning would
+    // burn the cores the prepare workers need.
+    ...(gpu ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
   };
 }
 

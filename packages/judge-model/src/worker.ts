@@ -22,7 +22,7 @@ async function start(): Promise<void> {
   try {
     const folder = readModelFolder(init.modelDir);
     if (init.role === 'model') {
-      runner = await JudgeRunner.open(folder, init.device, { threads: init.threads }, init.maxPromptTokens);
+      runner = await JudgeRunner.open(folder, init.device, { threads: init.threads, gpuThreads: init.gpuThreads }, init.maxPromptTokens);
       send({ type: 'ready', role: 'model', device: runner.device, passedOver: runner.passedOver, layout: folder.judge.layout, paddingSide: runner.tokenizer.paddingSide });
     } else {
       const tokenizer = new JudgeTokenizer(folder);
