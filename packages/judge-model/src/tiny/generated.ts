@@ -90,24 +90,11 @@ class WeightSource {
   /** `n` values uniform in [-scale, scale), as little-endian bytes in chunks of at most 4 M values. */
   *chunks(n: number, scale: number, dtype: 'fp32' | 'fp16'): Generator<Uint8Array> {
     const CHUNK = 1 << 22;
-    if (dtype === 'fp32') {
-      const table = this.f32.map((v) => v * scale);
-      for (let done = 0; done < n; done += CHUNK) {
-        const m = Math.min(CHUNK, n - done);
-        const out = new Float32Array(m);
-        for (let i = 0; i < m; i += 2) {
-          const r = this.next();
-          out[i] = table[r & 0xffff] ?? 0;
-          if (i + 1 < m) out[i + 1] = table[r >>> 16] ?? 0;
-        }
-        yield littleEndian(out);
-      }
-      return;
-    }
-    const table = this.f16.map((_, i) => floatToHalf((this.f32[i] ?? 0) * scale));
+    const table = dtype === 'fp32' ? this.f32.map((v) => v * scale) : this.f16.map((_, i) => floatToHalf((this.f32[i] ?? 0) * scale));
     for (let done = 0; done < n; done += CHUNK) {
       const m = Math.min(CHUNK, n - done);
-      const out = new Uint16Array(m);
+      const out = dtype === 'fp32' ? new Float32Array(m) : new Uint16Array(m);
+      // Two values per draw: the low and the high 16 bits index the table.
       for (let i = 0; i < m; i += 2) {
         const r = this.next();
         out[i] = table[r & 0xffff] ?? 0;
