@@ -6,7 +6,7 @@ import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import owrl from './scripts/eslint-no-import-cycle.mjs';
 
-const services = ['actor', 'judge', 'learner', 'sites', 'cli'];
+const services = ['actor', 'judge', 'learner', 'sites', 'cli', 'console', 'trainer'];
 
 const boundaries = [
   { group: ['@owrl/*/*', '!@owrl/*/testing'], message: 'Import a package by its name only: its src/index.ts is its whole API (test helpers: @owrl/<name>/testing).' },

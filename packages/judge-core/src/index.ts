@@ -1,5 +1,5 @@
-// Reward pipeline of owrl (DESIGN §7): format → rule → verdict source (task verifier now, a judge
-// model later), scored-message assembly and redelivery dedupe. No NATS here.
+// Reward pipeline of owrl (docs/design.md §7): format → rule → verdict source (the task's verifier,
+// else a judge model given as a source), scored-message assembly and redelivery dedupe. No NATS here.
 export { JudgeError, JudgeErrorCode, isJudgeError } from './errors.js';
 export { ExcludedReason, type JudgeOutcome } from './outcome.js';
 export type { CheckResult } from './check-result.js';

@@ -288,7 +288,8 @@ export const Learner: GenService<{
     output: typeof ScoredTrajectorySchema;
   },
   /**
-   * Stop dispatching new rollouts (in-flight ones finish). Needs the control token.
+   * Stop dispatching new rollouts from the next round boundary (the round in flight and its
+   * rollouts finish). Needs the control token.
    *
    * @generated from rpc owrl.v1.Learner.PauseRun
    */

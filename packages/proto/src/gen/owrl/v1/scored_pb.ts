@@ -104,7 +104,7 @@ export type ScoredTrajectory = Message<"owrl.v1.ScoredTrajectory"> & {
   judgedAtMs: bigint;
 
   /**
-   * Second opinion in shadow mode (the model when the verifier decides, or vice versa).
+   * Second opinion in shadow mode: the model's verdict when a verifier decided the reward.
    *
    * @generated from field: owrl.v1.Verdict shadow = 8;
    */

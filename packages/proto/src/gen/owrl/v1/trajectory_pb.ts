@@ -465,7 +465,7 @@ export type Termination = Message<"owrl.v1.Termination"> & {
 
   /**
    * Stable reason code: dns, connection_refused, connection_reset, http_5xx, bot_wall,
-   * task_timeout, browser_crash, step_budget, done, format_error, ...
+   * task_timeout, browser_crash, max_steps, done, format_error, ...
    *
    * @generated from field: string reason = 2;
    */
