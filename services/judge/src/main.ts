@@ -1,7 +1,7 @@
 // Judge process: the JudgeService (consume trajectories → reward pipeline → publish scored →
 // ack) with the optional judge model (an ONNX export, or a model behind an OpenAI-compatible
 // API), run through the startup path. It may start before NATS.
-import { ensureTopology } from '@owrl/bus';
+import { CONSUMER_JUDGE, ensureTopology, startDlqMover, STREAM_TRAJ } from '@owrl/bus';
 import { createVerifiers } from '@owrl/judge-core';
 import { ApiJudge, OnnxJudge, isGpu, modelVerdictSource, type BatchScorer } from '@owrl/judge-model';
 import type { Meter } from '@owrl/core';
@@ -85,15 +85,21 @@ runService({
       ...(modelSource !== undefined && shadow ? { shadow: modelSource } : {}),
     });
     health.check('consuming', () => service.running);
+    // Trajectories the judge failed to ack max_deliver times (a judge that crashes on one, say) are
+    // moved to OWRL_DLQ with the reason, from the server's advisories: kept, not left in the stream.
+    let dlq: Awaited<ReturnType<typeof startDlqMover>> | undefined;
     try {
       await service.start();
+      dlq = await startDlqMover(bus, { stream: STREAM_TRAJ, consumer: CONSUMER_JUDGE });
     } catch (e) {
       // Nothing is left running when the start fails (it is retried while the broker is unavailable).
+      await service.stop().catch(() => {});
       await model?.close().catch(() => {});
       throw e;
     }
     return {
       stop: async () => {
+        await dlq?.stop();
         await service.stop();
         // Closing lets a forward pass in flight finish: killing a worker inside onnxruntime aborts the process.
         await model?.close().catch((e: unknown) => logger.warn({ err: e }, 'judge model close failed'));

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { connectBus, ensureTopology, trajSubject, STREAM_SCORED } from '@owrl/bus';
+import { connectBus, CONSUMER_JUDGE, DlqHeader, DlqReason, ensureTopology, trajSubject, STREAM_ADVISORIES, STREAM_DLQ, STREAM_SCORED, STREAM_TRAJ } from '@owrl/bus';
 import { make, decode, RolloutRequestSchema, ScoredTrajectorySchema, TerminationClass, TerminationSchema, TrajectorySchema } from '@owrl/proto';
 import { writeTinyDecoderJudge } from '@owrl/judge-model/testing';
 import { freePort, startNatsServer, type NatsServer } from '@owrl/testkit';
@@ -136,5 +136,47 @@ void test('main with OWRL_JUDGE_MODEL: device auto passes over CUDA and WebGPU w
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+void test('main moves a trajectory that exhausted its deliveries to OWRL_DLQ with the reason', async () => {
+  // A dedicated server: the judge consumer's ack_wait is set short here, and every service that
+  // declares the topology must agree on it.
+  const own = await startNatsServer();
+  const bus = await connectBus({ servers: own.url, name: 'main-dlq-test' });
+  let child: ReturnType<typeof spawn> | undefined;
+  try {
+    await ensureTopology(bus, { judgeAckWaitMs: 2000 });
+    const id = 'runD/0/0/0/0';
+    const t = make(TrajectorySchema, { trajectoryId: id, request: make(RolloutRequestSchema, { runId: 'runD', trajectoryId: id }) });
+    const pub = await bus.publish(trajSubject('runD'), TrajectorySchema, t, { msgId: id });
+    // A judge that never acks it: every delivery refused until the server gives up on it.
+    const consumer = await bus.js.consumers.get(STREAM_TRAJ, CONSUMER_JUDGE);
+    const deadline = Date.now() + 60_000;
+    while ((await bus.streamInfo(STREAM_ADVISORIES)).state.messages === 0) {
+      assert.ok(Date.now() < deadline, 'no max-deliveries advisory within 60 s');
+      const m = await consumer.next({ expires: 1000 });
+      m?.nak();
+    }
+    child = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, NATS_URL: own.url, OWRL_JUDGE_ACK_WAIT_S: '2', OWRL_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
+    while ((await bus.streamInfo(STREAM_DLQ)).state.messages === 0) {
+      assert.ok(Date.now() < deadline + 30_000, `nothing reached ${STREAM_DLQ}: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const dl = await bus.jsm.streams.getMessage(STREAM_DLQ, { seq: (await bus.streamInfo(STREAM_DLQ)).state.last_seq });
+    assert.ok(dl);
+    assert.deepEqual([dl.header.get(DlqHeader.Reason), dl.header.get(DlqHeader.Seq), dl.header.get(DlqHeader.MsgId)], [DlqReason.MaxDeliveries, String(pub.seq), id]);
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 0, stderr.slice(-2000));
+  } finally {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await bus.close();
+    await own.dispose();
   }
 });
