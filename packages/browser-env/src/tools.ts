@@ -8,7 +8,6 @@ import { bounded, msSince, settleWithin, sleep } from './async-util.js';
 import { computeEffects, doneEffect, errorEffect, type CallIntent } from './effects.js';
 import { EpisodeEnd, ToolCallError } from './errors.js';
 import type { EpisodeSession } from './episode-session.js';
-import { classifyNetError } from './net-errors.js';
 import { checkUrl } from './net-policy.js';
 import { callInjected } from './injected-script.js';
 import type { RawSnapshot } from './page-snapshot.js';
@@ -141,7 +140,7 @@ async function act(x: ExecContext, c: ParsedCall, deadline: number, pts: Array<[
       try {
         await page.goto(c.url, { waitUntil: 'commit', timeout: left() });
       } catch (e) {
-        const f = classifyNetError((e as Error).message, (e as Error).name === 'TimeoutError');
+        const f = await s.navFailure(page, (e as Error).message, (e as Error).name === 'TimeoutError');
         if (f.code === 'timeout') throw new ToolCallError('timeout', `loading ${c.url} timed out`, { url: c.url }, { cause: e });
         if (!s.callHasNavOutcome() && f.code !== 'aborted') throw new ToolCallError(f.code, `loading ${c.url} failed`, { url: c.url }, { cause: e });
       }
@@ -153,7 +152,7 @@ async function act(x: ExecContext, c: ParsedCall, deadline: number, pts: Array<[
       try {
         resp = await page.goBack({ waitUntil: 'commit', timeout: left() });
       } catch (e) {
-        const f = classifyNetError((e as Error).message, (e as Error).name === 'TimeoutError');
+        const f = await s.navFailure(page, (e as Error).message, (e as Error).name === 'TimeoutError');
         if (f.code === 'timeout') throw new ToolCallError('timeout', 'going back timed out', {}, { cause: e });
         if (!s.callHasNavOutcome()) throw new ToolCallError(f.code, 'going back failed', {}, { cause: e });
         return;
