@@ -7,6 +7,7 @@
 import type { Counter, Meter } from '@owrl/core';
 import { EgressCheck, type HostLookup } from './egress-check.js';
 import { EgressProxy, type Dial, type FenceEvent } from './egress-proxy.js';
+import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
 import type { Logger } from './logger.js';
 
 /**
@@ -54,17 +55,22 @@ export class EgressFence {
   /**
    * A new listener; `onEvent` is told its refusals and unreachable upstreams (after they are
    * counted). Close it when its browser context or browser is gone.
+   * @throws BrowserEnvError(BROWSER_ENV_FENCE_FAILED) when it cannot listen.
    */
   async open(onEvent: (e: FenceEvent) => void = () => {}): Promise<EgressProxy> {
-    return await EgressProxy.start({
-      check: this.check,
-      ...(this.dial ? { dial: this.dial } : {}),
-      log: this.log,
-      onEvent: (e) => {
-        if (e.outcome === 'refused') this.refusals.inc({ reason: e.reason, range: e.range || 'none' });
-        onEvent(e);
-      },
-    });
+    try {
+      return await EgressProxy.start({
+        check: this.check,
+        ...(this.dial ? { dial: this.dial } : {}),
+        log: this.log,
+        onEvent: (e) => {
+          if (e.outcome === 'refused') this.refusals.inc({ reason: e.reason, range: e.range || 'none' });
+          onEvent(e);
+        },
+      });
+    } catch (e) {
+      throw new BrowserEnvError(BrowserEnvErrorCode.FENCE_FAILED, `the browser fence cannot listen on 127.0.0.1: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    }
   }
 
   /** Playwright's proxy settings for a listener: the proxy, with loopback not bypassed. */
