@@ -187,6 +187,8 @@ export class EgressProxy {
       req.socket.destroy();
       return;
     }
+    // Chromium gave up on the request while it was checked (a navigation away, a closed tab)
+    if (req.socket.destroyed) return;
     const u = new URL(url);
     const up = http.request({
       agent: this.agent,
@@ -212,7 +214,9 @@ export class EgressProxy {
       r.pipe(res);
       r.on('error', () => res.destroy());
     });
+    let clientGone = false;
     up.on('error', (e) => {
+      if (clientGone) return;
       if (!res.headersSent) {
         this.tell({ url, via: 'http', outcome: 'unreachable', reason: upstreamCode(e), range: '', detail: `${authorityOf({ host: v.address, port: target.port })}: ${e.message}` });
         req.socket.destroy();
@@ -221,7 +225,10 @@ export class EgressProxy {
       }
     });
     res.on('close', () => {
-      if (!res.writableFinished) up.destroy();
+      if (res.writableFinished) return;
+      // the page went away first: what the upstream says about it now is nobody's failure
+      clientGone = true;
+      up.destroy();
     });
     req.pipe(up);
   }
@@ -249,6 +256,7 @@ export class EgressProxy {
       }
       return;
     }
+    if (socket.destroyed) return;
     this.splice(socket, head, target, v.address, url);
   }
 

@@ -29,7 +29,8 @@ interface CallBuffer {
   blockedRequests: CallEvents['blockedRequests'];
   fileChoosers: CallEvents['fileChoosers'];
   status: Map<Page, number>;
-  navError: Map<Page, { url: string } & (NetFailure | FencedFailure)>;
+  /** A failed main-frame navigation of each tab: its URL, when it failed (performance.now()), and why. */
+  navError: Map<Page, { url: string; at: number } & (NetFailure | FencedFailure)>;
   newTabs: string[];
   activeChanged: boolean;
   tabsBefore: number;
@@ -131,17 +132,18 @@ export class EpisodeSession {
   }
 
   /**
-   * Why a navigation of `page` failed with Playwright's error `message`: what the fence told of
-   * the request it stopped (the last hop of a redirect chain included; `detail` says it), else
-   * Chromium's reason.
+   * Why a navigation of `page` started at `since` (performance.now()) failed with Playwright's
+   * error `message`: what the fence told of the request it stopped (the last hop of a redirect
+   * chain included; `detail` says it), else Chromium's reason.
    */
-  async navFailure(page: Page, message: string, isTimeout: boolean): Promise<NetFailure | FencedFailure> {
+  async navFailure(page: Page, message: string, isTimeout: boolean, since: number): Promise<NetFailure | FencedFailure> {
     const own = classifyNetError(message, isTimeout);
     if (isTimeout || !isFenceShaped(message)) return own;
     // the failed request's own event names the hop; it may arrive just after the error
-    await this.waitFor(() => this.buf.navError.has(page), performance.now() + NAV_EVENT_WAIT_MS);
+    const fresh = (): boolean => (this.buf.navError.get(page)?.at ?? -Infinity) >= since;
+    await this.waitFor(fresh, performance.now() + NAV_EVENT_WAIT_MS);
     const ne = this.buf.navError.get(page);
-    if (!ne) return own;
+    if (!ne || !fresh()) return own;
     return 'detail' in ne ? { code: ne.code, transient: ne.transient, detail: ne.detail } : { code: ne.code, transient: ne.transient };
   }
 
@@ -206,7 +208,7 @@ export class EpisodeSession {
       if (failed && isMainNav(r)) {
         st.navFails++;
         if (fenced?.outcome === 'refused') this.noteRefusedNavigation(r.url(), fenced);
-        this.buf.navError.set(p, { url: r.url(), ...(fenced ? fenceFailure(fenced) : classifyNetError(text)) });
+        this.buf.navError.set(p, { url: r.url(), at: performance.now(), ...(fenced ? fenceFailure(fenced) : classifyNetError(text)) });
       } else if (fenced?.outcome === 'refused' && fenced.via === 'connect') {
         this.nameRefusedTunnel(r.url(), fenced);
       }

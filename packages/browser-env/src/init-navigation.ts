@@ -41,6 +41,7 @@ export async function navigateInitially(s: EpisodeSession, url: string, o: InitO
       await sleep(o.backoffMs * 2 ** (a - 2), o.signal);
     }
     let resp: Response | null;
+    const started = performance.now();
     try {
       resp = await bounded(
         page.goto(url, { waitUntil: 'domcontentloaded', timeout: initNavigationMs }),
@@ -51,7 +52,7 @@ export async function navigateInitially(s: EpisodeSession, url: string, o: InitO
     } catch (e) {
       if (o.signal.aborted) throw o.signal.reason;
       const err = e as Error;
-      const f = await s.navFailure(page, err.message ?? String(e), err.name === 'TimeoutError');
+      const f = await s.navFailure(page, err.message ?? String(e), err.name === 'TimeoutError', started);
       const chromium = err.message?.split('\n')[0] ?? '';
       // a failure the fence explains names what the fence saw; Chromium only saw the proxy give up
       const cause = 'detail' in f ? new Error(`${f.detail} (${chromium})`, { cause: e }) : e;
