@@ -13,13 +13,20 @@ import type { Logger } from './logger.js';
 /**
  * Switches that shut the ways out that do not pass a proxy. QUIC is off (BASE_ARGS) so HTTP/3 and
  * WebTransport cannot go around it over UDP; WebRTC may use UDP only through the proxy, which
- * has none, so no media or data channel reaches a peer directly; and Chromium resolves no host
+ * has none, so no media or data channel reaches a peer directly (the full browser reads
+ * --webrtc-ip-handling-policy, the headless shell only --force-webrtc-ip-handling-policy: each
+ * ignores the other's, so both are given); and Chromium resolves no host
  * name itself (every name maps to "not found" but the proxy's own address), so anything that
  * bypassed the proxy by mistake would fail to resolve instead of connecting. And the error page
  * of a refused navigation does not reload itself (Chromium retries after 1 s, then backs off):
  * each retry would be a refusal the agent did not ask for.
  */
-export const FENCE_ARGS = ['--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1', '--disable-auto-reload'] as const;
+export const FENCE_ARGS = [
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
+  '--disable-auto-reload',
+] as const;
 
 /**
  * Chromium bypasses a proxy for loopback hosts unless the bypass list subtracts that implicit rule:

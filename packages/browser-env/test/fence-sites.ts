@@ -92,6 +92,25 @@ function fetchAllPage(urls: string[]): string {
   );
 }
 
+/** Page gathering ICE candidates for `iceServers` when "Run" is clicked; #out lists the candidates as JSON. */
+function webrtcPage(iceServers: unknown): string {
+  return html(
+    'WebRTC',
+    `<p id="out">idle</p><button id="run">Run</button><script>
+     document.getElementById('run').onclick = async () => {
+       const cands = [];
+       const finish = () => { document.getElementById('out').textContent = JSON.stringify(cands); document.title = 'ready'; };
+       try {
+         const pc = new RTCPeerConnection({ iceServers: ${JSON.stringify(iceServers).replace(/</g, '\\u003c')} });
+         pc.createDataChannel('x');
+         const t = setTimeout(finish, 4000);
+         pc.onicecandidate = (e) => { if (e.candidate) cands.push(e.candidate.candidate); else { clearTimeout(t); finish(); } };
+         await pc.setLocalDescription(await pc.createOffer());
+       } catch (e) { cands.push('error ' + e.message); finish(); }
+     };</script>`,
+  );
+}
+
 /** A page of links and buttons that leave for `to` by each kind of navigation. */
 function leavePage(to: string): string {
   const t = encodeURIComponent(to);
@@ -182,6 +201,8 @@ export async function startFenceSite(): Promise<TestServer> {
         return;
       case '/fetch-all':
         return page(fetchAllPage(JSON.parse(u.searchParams.get('urls') ?? '[]') as string[]));
+      case '/webrtc':
+        return page(webrtcPage(JSON.parse(u.searchParams.get('ice') ?? '[]')));
       case '/data':
         res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' }).end('site data');
         return;

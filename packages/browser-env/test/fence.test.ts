@@ -2,16 +2,18 @@
 // port outside the allowlist — redirect hops (302, 307, a chain, meta refresh, a script's
 // location), fetches and WebSockets from the page, from dedicated, shared and service workers,
 // the odd literal forms of 127.0.0.1, a name that answers a public address first and 127.0.0.1
-// next — leaves zero TCP connections on that port's listener and a `blocked` effect naming the
+// next, WebRTC's STUN (UDP) and TURN (TCP) — leaves zero TCP connections on that port's listener and a `blocked` effect naming the
 // URL, in an episode that goes on. In the same runs the allowed paths work: the allowlisted site,
 // and a public-looking name. Names are answered by a stub resolver (the pool's dnsLookup); the
 // fence's dialer connects to the real servers on loopback, except that it stands the public site
 // in for the public-looking address (nothing here leaves the machine: any other address throws).
 import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
+import fs from 'node:fs';
 import net from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Counter, Meter } from '@owrl/core';
-import { BrowserPool, type EffectRecord, type EpisodeResult } from '../src/index.js';
+import { BrowserPool, type EffectRecord, type EpisodeResult, type PolicyInput, type StepDecision } from '../src/index.js';
 import { startFenceSite, startInternal, startPublicSite, type TestServer } from './fence-sites.js';
 import { byName, call, step, ScriptedPolicy, type Script } from './scripted-policy.js';
 
@@ -88,13 +90,26 @@ void beforeEach(() => {
 
 const secret = (): string => `http://127.0.0.1:${internal.port}/secret`;
 
-/** Clicks `name`, then waits (0.2 s at a time) until the page's title is "ready" or `waits` run out, then done. */
+/**
+ * Clicks `name`, then waits (0.2 s at a time) until the page's title is "ready" or `waits` run
+ * out, then makes one more call before done: a refusal told between two calls shows in the next
+ * call's effects, and `done` is not a call on the page.
+ */
 function clickAndWait(name: string, waits = 10): Script {
   return [
     (i) => step(call('click', { element_id: byName(i, name) })),
-    (i) => (i.observation.title === 'ready' || i.step > waits ? step(call('done', { response: i.observation.texts.map((t) => t.text).join(' ') })) : step(call('wait', { seconds: 0.2 }))),
+    (i) => {
+      if (i.observation.title !== 'ready' && i.step <= waits) return step(call('wait', { seconds: 0.2 }));
+      const last = i.history[i.history.length - 1]?.calls[0];
+      if (last?.name === 'wait' && last.args['seconds'] === 0) return step(call('done'));
+      return step(call('wait', { seconds: 0 }));
+    },
   ];
 }
+
+/** Waits (0.2 s at a time, at most 20 times) until the agent has been shown a blocked effect, then done. */
+const untilBlockedShown = (i: PolicyInput): StepDecision<string> =>
+  i.history.some((h) => h.effects.some((l) => l.startsWith('blocked'))) || i.observation.lastEffects.some((l) => l.startsWith('blocked')) || i.step > 20 ? step(call('done')) : step(call('wait', { seconds: 0.2 }));
 
 async function run(startUrl: string, script: Script, maxSteps = 14): Promise<EpisodeResult<string>> {
   const r = await pool.runEpisode({ startUrl, instruction: 'test', maxSteps, finalScreenshot: false, pageExpression: "document.getElementById('out')?.textContent ?? ''" }, new ScriptedPolicy(script));
@@ -123,7 +138,7 @@ function assertCompleted(r: EpisodeResult<string>): void {
 void describe('redirect hops from the allowlisted site to loopback', () => {
   for (const link of ['Redirect 302', 'Redirect 307', 'Redirect chain', 'Meta refresh', 'Script location']) {
     void it(`${link}: refused at the hop, the agent sees blocked, the episode goes on`, async () => {
-      const r = await run(`${site.origin}/leave?to=${encodeURIComponent(secret())}`, [(i) => step(call('click', { element_id: byName(i, link) })), step(call('wait', { seconds: 1 })), step(call('done'))]);
+      const r = await run(`${site.origin}/leave?to=${encodeURIComponent(secret())}`, [(i) => step(call('click', { element_id: byName(i, link) })), untilBlockedShown]);
       assertNothingReachedInternal();
       assertCompleted(r);
       const b = effects(r).find((e) => e.kind === 'blocked');
@@ -139,11 +154,7 @@ void describe('redirect hops from the allowlisted site to loopback', () => {
   }
 
   void it('a fetch that the allowed site redirects (307) to loopback fails in the page and shows as a blocked page request', async () => {
-    const r = await run(`${site.origin}/leave?to=${encodeURIComponent(secret())}`, [
-      (i) => step(call('click', { element_id: byName(i, 'Fetch through redirect') })),
-      step(call('wait', { seconds: 0.5 })),
-      step(call('done')),
-    ]);
+    const r = await run(`${site.origin}/leave?to=${encodeURIComponent(secret())}`, [(i) => step(call('click', { element_id: byName(i, 'Fetch through redirect') })), untilBlockedShown]);
     assertNothingReachedInternal();
     assertCompleted(r);
     assert.equal(out(r), 'fetch failed');
@@ -213,6 +224,48 @@ void describe('literal forms of loopback', () => {
     });
     assert.ok(effects(r).some((e) => e.kind === 'blocked' && e.evidence['count'] === '8'), JSON.stringify(effects(r)));
   });
+});
+
+/** Gathers ICE candidates in `p` against a STUN server (UDP) and a TURN server (TCP) on loopback. */
+async function webrtcProbe(p: BrowserPool): Promise<{ r: EpisodeResult<string>; datagrams: number }> {
+  const udp = dgram.createSocket('udp4');
+  let datagrams = 0;
+  udp.on('message', () => datagrams++);
+  await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
+  try {
+    const ice = [{ urls: `stun:127.0.0.1:${udp.address().port}` }, { urls: `turn:127.0.0.1:${internal.port}?transport=tcp`, username: 'u', credential: 'p' }];
+    const r = await p.runEpisode(
+      { startUrl: `${site.origin}/webrtc?ice=${encodeURIComponent(JSON.stringify(ice))}`, instruction: 'test', maxSteps: 40, finalScreenshot: false, pageExpression: "document.getElementById('out')?.textContent ?? ''" },
+      new ScriptedPolicy(clickAndWait('Run', 30)),
+    );
+    if (p === pool) results.push(r);
+    return { r, datagrams };
+  } finally {
+    udp.close();
+  }
+}
+
+const SHELL = '/usr/bin/chromium-headless-shell';
+
+void describe('WebRTC', () => {
+  for (const [browser, exe] of [['Chromium', ''], ['the headless shell', SHELL]] as const) {
+    const skip = exe && !fs.existsSync(exe) ? `${exe} is not installed` : false;
+    void it(`${browser} gathers no UDP candidate and sends nothing to a STUN or TURN server on loopback`, { skip }, async () => {
+      const p = exe ? new BrowserPool({ executablePath: exe, allowHosts: [site.hostPort], timeouts: { initRetries: 0 } }) : pool;
+      try {
+        const { r, datagrams } = await webrtcProbe(p);
+        assertNothingReachedInternal();
+        assertCompleted(r);
+        assert.equal(datagrams, 0, 'no STUN request left the browser over UDP');
+        const cands = JSON.parse(out(r)) as string[];
+        assert.ok(!cands.some((c) => / udp /i.test(c)), `UDP candidates were gathered: ${cands.join(' | ')}`);
+        // TURN over TCP goes through the proxy like any connection, and is refused there
+        assert.deepEqual(r.diagnostics.blocked.map((b) => [b.url, b.reason, b.range]), [[`127.0.0.1:${internal.port}`, 'private_address', 'loopback']]);
+      } finally {
+        if (p !== pool) await p.close();
+      }
+    });
+  }
 });
 
 void describe('names', () => {
