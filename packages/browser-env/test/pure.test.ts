@@ -295,5 +295,17 @@ void describe('proc and options', () => {
     assert.throws(() => resolveOptions({ timeouts: { stepMs: -1 } }), /timeouts.stepMs=-1/);
     assert.throws(() => resolveOptions({ timeouts: { bogus: 1 } as never }), /timeouts.bogus/);
     assert.throws(() => resolveOptions({ allowHosts: ['http://x/'] }), /allowHosts/);
+    // the switches the browser fence owns cannot come in through extraArgs
+    for (const a of ['--proxy-server=direct://', '--no-proxy-server', '--host-resolver-rules=MAP * 127.0.0.1', '--webrtc-ip-handling-policy=default', '--enable-quic']) {
+      assert.throws(
+        () => resolveOptions({ extraArgs: ['--mute-audio', a] }),
+        (e: unknown) => e instanceof BrowserEnvError && e.code === 'BROWSER_ENV_BAD_OPTION' && e.message.includes(JSON.stringify(a)) && /browser fence/.test(e.message),
+        a,
+      );
+    }
+    assert.deepEqual(resolveOptions({ extraArgs: ['--mute-audio'] }).extraArgs, ['--mute-audio']);
+    assert.equal(resolveOptions({}).serviceWorkers, 'block');
+    assert.throws(() => resolveOptions({ serviceWorkers: 'sometimes' as never }), /serviceWorkers="sometimes" must be 'allow' or 'block'/);
+    assert.throws(() => resolveOptions({ dial: 'net.connect' as never }), /dial="string" must be a function/);
   });
 });
