@@ -24,7 +24,7 @@ export interface EgressTarget {
 export type FenceReason = 'private_address' | 'bad_target';
 
 /** Upstream failures the fence reports as the site's, with the reason code Chromium would have given. */
-export type UpstreamCode = Extract<NetReason, 'dns' | 'connection_refused' | 'connection_reset' | 'connection_closed' | 'timeout' | 'network'>;
+export type UpstreamCode = Extract<NetReason, 'dns' | 'connection_refused' | 'connection_reset' | 'connection_closed' | 'timeout' | 'network' | 'invalid_response'>;
 
 export type EgressVerdict =
   /** Go ahead: connect to `address` (one of the answer, all checked). */

@@ -104,11 +104,24 @@ export class EgressProxy {
     this.onEvent = o.onEvent;
     this.log = o.log;
     const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
-    // Plain requests name the approved address as their host; the dialer connects to it.
-    agent.createConnection = (opts) => this.track(this.dial({ address: String(opts.host), port: Number(opts.port) }));
+    // Plain requests name the approved address as their host; the dialer connects to it (a dialer
+    // that throws fails the request, as a failed connect would).
+    agent.createConnection = (opts, done) => {
+      try {
+        return this.track(this.dial({ address: String(opts.host), port: Number(opts.port) }));
+      } catch (e) {
+        done?.(e as Error, undefined as never);
+        return undefined;
+      }
+    };
     this.agent = agent;
-    this.server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => void this.forward(req, res));
-    this.server.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => void this.tunnel(req, socket, head));
+    // Whatever goes wrong with one request or tunnel ends that one only, never the actor.
+    this.server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+      this.forward(req, res).catch((e: unknown) => this.failed('http', req.url ?? '', req.socket, e));
+    });
+    this.server.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+      this.tunnel(req, socket, head).catch((e: unknown) => this.failed('connect', req.url ?? '', socket, e));
+    });
     this.server.on('connection', (s: net.Socket) => this.track(s));
     this.server.on('clientError', (_e, s: net.Socket) => s.destroy());
   }
@@ -171,6 +184,12 @@ export class EgressProxy {
     }
   }
 
+  /** A request or tunnel the proxy itself failed on: closed, and logged (no page asked for this). */
+  private failed(via: FenceEvent['via'], url: string, socket: net.Socket, e: unknown): void {
+    this.log.warn({ via, url: url.slice(0, 500), err: (e as Error)?.message ?? String(e) }, 'fence proxy failed on a connection');
+    socket.destroy();
+  }
+
   // ---- plain http:// requests
 
   private async forward(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -210,7 +229,15 @@ export class EgressProxy {
     });
     up.on('timeout', () => up.destroy(Object.assign(new Error(`connecting to ${v.address}:${target.port} timed out`), { code: 'ETIMEDOUT' })));
     up.on('response', (r: http.IncomingMessage) => {
-      res.writeHead(r.statusCode ?? 502, r.statusMessage, endToEnd(r.rawHeaders));
+      try {
+        res.writeHead(r.statusCode ?? 502, r.statusMessage, endToEnd(r.rawHeaders));
+      } catch (e) {
+        // a status line or header Node will not write (characters the lenient parser let in)
+        this.tell({ url, via: 'http', outcome: 'unreachable', reason: 'invalid_response', range: '', detail: `the answer of ${target.host} cannot be relayed: ${(e as Error).message}` });
+        r.destroy();
+        req.socket.destroy();
+        return;
+      }
       r.pipe(res);
       r.on('error', () => res.destroy());
     });
