@@ -193,6 +193,9 @@ export class EgressProxy {
   // ---- plain http:// requests
 
   private async forward(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    // a page that goes away mid-request ends both sides; its stream errors are no one's failure
+    req.on('error', () => res.destroy());
+    res.on('error', () => {});
     const url = req.url ?? '';
     const target = parseHttpTarget(url);
     if (!target) {
