@@ -10,7 +10,7 @@ import type { EgressProxy } from './egress-proxy.js';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
 import type { Logger } from './logger.js';
 import type { ResolvedOptions } from './options.js';
-import { findByMarker, killAll, listProcesses, processTree, treeMemory, type TreeMemory } from './proc-tree.js';
+import { findByMarker, killAll, listProcesses, processTree, treeMemory, waitGone, type TreeMemory } from './proc-tree.js';
 
 /** Switches of DESIGN/preamble, plus instant scrolling so scroll effects are measurable at once. */
 export const BASE_ARGS = [
@@ -215,6 +215,9 @@ export class BrowserInstance {
       left.map((p) => p.pid),
       groupLeft ? pid : undefined,
     );
+    // on a busy machine a killed process can still be running when kill() returns: close() ends
+    // when none of the tree does
+    await waitGone(left.map((p) => p.pid), 2000);
     if (!ok) await wait(graceful, 5000, false);
     await this.proxy.close();
     this.log.info({ browser: this.id, episodes: this.episodes, uptimeS: Math.round(this.uptimeS()), killed: left.length, group: groupLeft }, 'chromium closed');

@@ -40,7 +40,7 @@ export class BrowserPool {
   /** @throws BrowserEnvError(BROWSER_ENV_BAD_OPTION) naming a bad option. */
   constructor(opts: BrowserEnvOptions = {}) {
     this.o = resolveOptions(opts);
-    this.fence = new EgressFence({ allowHosts: this.o.allowHosts, lookup: this.o.dnsLookup, dial: this.o.dial, logger: this.o.logger, meter: this.o.meter });
+    this.fence = new EgressFence({ allowHosts: this.o.allowHosts, lookup: this.o.dnsLookup, dnsCacheMs: this.o.dnsCacheMs, dial: this.o.dial, logger: this.o.logger, meter: this.o.meter });
   }
 
   get options(): Readonly<ResolvedOptions> {

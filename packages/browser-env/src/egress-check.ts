@@ -2,7 +2,8 @@
 // The host is parsed the way browsers parse it (WHATWG URL: `2130706433`, `127.1`, `0x7f.1` are
 // all 127.0.0.1), resolved once, and every address of the answer must be public unless the
 // host is allowlisted; the verdict names the address to connect to, so that nothing resolves the
-// name a second time (a name whose answer changes between two look-ups cannot rebind).
+// name a second time (a name whose answer changes between two look-ups cannot rebind). An answer
+// is reused for a short while, as Chromium's own host cache did.
 import dns from 'node:dns';
 import net from 'node:net';
 import type { NetReason } from '@owrl/core';
@@ -36,6 +37,26 @@ export type EgressVerdict =
 
 /** How long a look-up may take before the connection fails as `dns`, ms. */
 export const LOOKUP_TIMEOUT_MS = 5000;
+
+/**
+ * How long an answer is used for further connections to the same name, ms. Each connection still
+ * goes to an address of the answer it was judged on, so a cached answer cannot rebind; it spares
+ * the resolver a question per plain request (glibc's getaddrinfo caches nothing, and Chromium, which
+ * resolved names before the fence did, keeps answers for a minute).
+ */
+export const ANSWER_CACHE_MS = 30_000;
+
+export interface EgressCheckOptions {
+  /** How names are resolved (the system resolver by default). */
+  lookup?: HostLookup | undefined;
+  /** Look-up timeout, ms (default LOOKUP_TIMEOUT_MS). */
+  timeoutMs?: number | undefined;
+  /** How long an answer is reused, ms (default ANSWER_CACHE_MS; 0: every connection asks). */
+  cacheMs?: number | undefined;
+}
+
+/** Names whose answers are kept at most; past that the cache starts over. */
+const CACHE_MAX = 2000;
 
 /**
  * Canonical target of a CONNECT authority (`host:port`, `[v6]:port`), parsed as a browser parses a
@@ -81,15 +102,22 @@ function refused(range: AddressClass, t: EgressTarget, address: string): EgressV
 }
 
 export class EgressCheck {
+  private readonly lookup: HostLookup;
+  private readonly timeoutMs: number;
+  private readonly cacheMs: number;
+  private readonly answers = new Map<string, { addresses: Array<{ address: string }>; until: number }>();
+
   /**
    * @param allowHosts `host:port` or `host` entries whose connections go ahead whatever they resolve to.
-   * @param lookup how names are resolved (one call per check).
    */
   constructor(
     private readonly allowHosts: readonly string[],
-    private readonly lookup: HostLookup = systemLookup,
-    private readonly timeoutMs = LOOKUP_TIMEOUT_MS,
-  ) {}
+    o: EgressCheckOptions = {},
+  ) {
+    this.lookup = o.lookup ?? systemLookup;
+    this.timeoutMs = o.timeoutMs ?? LOOKUP_TIMEOUT_MS;
+    this.cacheMs = o.cacheMs ?? ANSWER_CACHE_MS;
+  }
 
   /** The verdict on one connection. Never throws: a failure of the check itself refuses. */
   async check(t: EgressTarget): Promise<EgressVerdict> {
@@ -128,15 +156,24 @@ export class EgressCheck {
     return { ok: true, address: first.address, allowlisted };
   }
 
+  /** One look-up (or the answer of one made within cacheMs); failures are not kept. */
   private async resolve(host: string): Promise<Array<{ address: string }>> {
+    const now = performance.now();
+    const hit = this.answers.get(host);
+    if (hit && now < hit.until) return hit.addresses;
     let timer: NodeJS.Timeout | undefined;
     try {
-      return await Promise.race([
+      const addresses = await Promise.race([
         this.lookup(host),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
         }),
       ]);
+      if (this.cacheMs > 0 && addresses.length > 0) {
+        if (this.answers.size >= CACHE_MAX) this.answers.clear();
+        this.answers.set(host, { addresses, until: performance.now() + this.cacheMs });
+      }
+      return addresses;
     } finally {
       clearTimeout(timer);
     }

@@ -37,6 +37,8 @@ export const PROXY_BYPASS = '<-loopback>';
 export interface EgressFenceOptions {
   allowHosts: readonly string[];
   lookup?: HostLookup | undefined;
+  /** How long a name's answer is reused, ms (EgressCheck's default when unset; 0: never). */
+  dnsCacheMs?: number | undefined;
   dial?: Dial | undefined;
   logger: Logger;
   meter: Meter;
@@ -49,7 +51,7 @@ export class EgressFence {
   private readonly refusals: Counter<'reason' | 'range'>;
 
   constructor(o: EgressFenceOptions) {
-    this.check = new EgressCheck(o.allowHosts, o.lookup);
+    this.check = new EgressCheck(o.allowHosts, { lookup: o.lookup, cacheMs: o.dnsCacheMs });
     this.dial = o.dial;
     this.log = o.logger;
     this.refusals = o.meter.counter({

@@ -41,7 +41,7 @@ export {
   type UrlVerdict,
 } from './net-policy.js';
 export { classifyAddress, type AddressClass } from './address-policy.js';
-export { EgressCheck, parseAuthority, parseHttpTarget, type EgressTarget, type EgressVerdict, type FenceReason, type HostLookup, type UpstreamCode } from './egress-check.js';
+export { ANSWER_CACHE_MS, EgressCheck, parseAuthority, parseHttpTarget, type EgressCheckOptions, type EgressTarget, type EgressVerdict, type FenceReason, type HostLookup, type UpstreamCode } from './egress-check.js';
 export { EgressProxy, type Dial, type FenceEvent } from './egress-proxy.js';
 export { EgressFence, FENCE_ARGS, PROXY_BYPASS } from './egress-fence.js';
 export {

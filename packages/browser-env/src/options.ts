@@ -1,7 +1,7 @@
 // Options of the browser pool, their defaults (DESIGN §1/§5) and validation with messages that
 // name the option and the value.
 import { DEFAULTS, noopMeter, type Meter } from '@owrl/core';
-import type { HostLookup } from './egress-check.js';
+import { ANSWER_CACHE_MS, type HostLookup } from './egress-check.js';
 import type { Dial } from './egress-proxy.js';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -44,6 +44,8 @@ export interface BrowserEnvOptions {
   serviceWorkers?: 'allow' | 'block';
   /** How the fence resolves host names, once per connection (default the system resolver); tests inject answers. */
   dnsLookup?: HostLookup;
+  /** How long the fence reuses a name's answer for further connections, ms (default 30000; 0: every connection asks). */
+  dnsCacheMs?: number;
   /** How the fence connects to an address it approved (default net.connect); tests stand a local server in for a public address. */
   dial?: Dial;
   logger?: Logger;
@@ -66,6 +68,7 @@ export interface ResolvedOptions {
   extraArgs: string[];
   serviceWorkers: 'allow' | 'block';
   dnsLookup: HostLookup | undefined;
+  dnsCacheMs: number;
   dial: Dial | undefined;
   logger: Logger;
   meter: Meter;
@@ -127,6 +130,7 @@ export function resolveOptions(opts: BrowserEnvOptions): ResolvedOptions {
     extraArgs: [...(opts.extraArgs ?? [])],
     serviceWorkers,
     dnsLookup: opts.dnsLookup,
+    dnsCacheMs: int('dnsCacheMs', opts.dnsCacheMs, ANSWER_CACHE_MS, 0),
     dial: opts.dial,
     logger: opts.logger ?? silentLogger,
     meter: opts.meter ?? noopMeter,

@@ -96,7 +96,7 @@ const brief = (v: EgressVerdict): string => (v.ok ? `ok ${v.address}${v.allowlis
 void describe('egress check', () => {
   void it('refuses non-public literals and answers, and connects to the address it checked', async () => {
     const { lookup, asked } = stub({ 'public.test': ['93.184.216.34'], 'inner.test': ['10.0.0.7'], 'mixed.test': ['93.184.216.34', 'fd00::1'], 'meta.test': ['169.254.169.254'] });
-    const c = new EgressCheck([], lookup);
+    const c = new EgressCheck([], { lookup, cacheMs: 0 });
     const cases: Array<[string, number, string]> = [
       ['127.0.0.1', 80, 'refused private_address loopback'],
       ['0.0.0.0', 80, 'refused private_address unspecified'],
@@ -123,15 +123,31 @@ void describe('egress check', () => {
   void it('resolves once per check: a name that changes its answer is judged on the answer it will be connected to', async () => {
     let n = 0;
     const { lookup, asked } = stub({ 'rebind.test': async () => (++n === 1 ? ['93.184.216.34'] : ['127.0.0.1']) });
-    const c = new EgressCheck([], lookup);
+    const c = new EgressCheck([], { lookup, cacheMs: 0 });
     assert.equal(brief(await c.check({ host: 'rebind.test', port: 80 })), 'ok 93.184.216.34');
     assert.equal(brief(await c.check({ host: 'rebind.test', port: 80 })), 'refused private_address loopback');
     assert.equal(asked.get('rebind.test'), 2);
   });
 
+  void it('reuses an answer for cacheMs: the connection still goes to the address it was judged on, and a changed answer is judged when it is asked for', async () => {
+    let n = 0;
+    const { lookup, asked } = stub({ 'rebind.test': async () => (++n === 1 ? ['93.184.216.34'] : ['127.0.0.1']), 'gone.test': [] });
+    const c = new EgressCheck([], { lookup, cacheMs: 150 });
+    assert.equal(brief(await c.check({ host: 'rebind.test', port: 80 })), 'ok 93.184.216.34');
+    assert.equal(brief(await c.check({ host: 'rebind.test', port: 443 })), 'ok 93.184.216.34', 'within cacheMs: the answer judged before');
+    assert.equal(asked.get('rebind.test'), 1);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(brief(await c.check({ host: 'rebind.test', port: 80 })), 'refused private_address loopback', 'past cacheMs: asked again, and judged');
+    assert.equal(asked.get('rebind.test'), 2);
+    // a failed look-up is not kept: the next connection asks again
+    await c.check({ host: 'nowhere.test', port: 80 });
+    await c.check({ host: 'nowhere.test', port: 80 });
+    assert.equal(asked.get('nowhere.test'), 2);
+  });
+
   void it('lets the allowlist through at its port (or any port for a bare host), whatever the host resolves to', async () => {
     const { lookup } = stub({ sites: ['172.18.0.5'] });
-    const c = new EgressCheck(['sites:8400', '127.0.0.1:8400', 'localhost', '[::1]:9000'], lookup);
+    const c = new EgressCheck(['sites:8400', '127.0.0.1:8400', 'localhost', '[::1]:9000'], { lookup });
     const got = await Promise.all(
       [
         ['sites', 8400],
@@ -156,7 +172,7 @@ void describe('egress check', () => {
 
   void it('a name that does not resolve, or whose answer does not come in time, is unreachable (dns), not refused', async () => {
     const { lookup } = stub({ 'slow.test': () => new Promise<string[]>(() => {}), 'empty.test': [] });
-    const c = new EgressCheck([], lookup, 100);
+    const c = new EgressCheck([], { lookup, timeoutMs: 100 });
     assert.equal(brief(await c.check({ host: 'gone.test', port: 80 })), 'unreachable dns');
     assert.equal(brief(await c.check({ host: 'empty.test', port: 80 })), 'unreachable dns');
     const t = performance.now();
@@ -168,6 +184,6 @@ void describe('egress check', () => {
 
   void it('an answer that is not an address is refused', async () => {
     const { lookup } = stub({ 'weird.test': ['not-an-address'] });
-    assert.equal(brief(await new EgressCheck([], lookup).check({ host: 'weird.test', port: 80 })), 'refused private_address reserved');
+    assert.equal(brief(await new EgressCheck([], { lookup }).check({ host: 'weird.test', port: 80 })), 'refused private_address reserved');
   });
 });

@@ -49,8 +49,10 @@ after(async () => {
 
 async function listener(dial?: (to: { address: string; port: number }) => net.Socket): Promise<{ p: EgressProxy; events: FenceEvent[] }> {
   const events: FenceEvent[] = [];
-  const check = new EgressCheck([`127.0.0.1:${upPort}`, `127.0.0.1:${brokenPort}`, `127.0.0.1:${deadPort}`], async () => {
-    throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+  const check = new EgressCheck([`127.0.0.1:${upPort}`, `127.0.0.1:${brokenPort}`, `127.0.0.1:${deadPort}`], {
+    lookup: async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+    },
   });
   const p = await EgressProxy.start({ check, onEvent: (e) => events.push(e), log: silentLogger, ...(dial ? { dial } : {}) });
   return { p, events };

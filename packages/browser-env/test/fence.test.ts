@@ -58,6 +58,9 @@ void before(async () => {
     serviceWorkers: 'allow',
     timeouts: { initRetries: 0, toolCallMs: 5000, stepMs: 15_000, closeMs: 5000 },
     meter: recordingMeter,
+    // every connection asks the resolver (as when the answer cache has expired), so the name
+    // whose answer changes is judged again on its second connection
+    dnsCacheMs: 0,
     dnsLookup: async (name) => {
       const n = (lookups.get(name) ?? 0) + 1;
       lookups.set(name, n);
