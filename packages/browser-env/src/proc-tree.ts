@@ -154,3 +154,18 @@ export function killAll(pids: readonly number[], groupLeader?: number): void {
     }
   }
 }
+
+/** True while `pid` exists and is not a zombie. */
+export function isRunning(pid: number): boolean {
+  try {
+    return parseStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))?.state !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until none of `pids` runs any more (a SIGKILL lands when the kernel gets to it), at most `ms`. */
+export async function waitGone(pids: readonly number[], ms: number): Promise<void> {
+  const until = performance.now() + ms;
+  while (pids.some(isRunning) && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
+}

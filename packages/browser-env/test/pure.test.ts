@@ -1,16 +1,12 @@
 // Pure logic of browser-env without a browser: URL safety, error/status classification, wall
 // detection, effect classification, tool arguments, history modes, /proc parsing, options.
 import assert from 'node:assert/strict';
-import dns from 'node:dns';
-import os from 'node:os';
 import { describe, it } from 'node:test';
 import {
   BrowserEnvError,
   checkUrl,
   classifyHttpStatus,
   classifyNetError,
-  DnsVerdicts,
-  requestVerdict,
   computeEffects,
   detectWall,
   emptyEvents,
@@ -63,22 +59,6 @@ void describe('net policy', () => {
     assert.equal(checkUrl('http://127.0.0.1:8401/shop', ['127.0.0.1:8400']).ok, false);
     assert.equal(checkUrl('http://localhost/', ['localhost:80']).ok, true);
     assert.equal(checkUrl('http://localhost:3000/', ['localhost']).ok, true);
-  });
-});
-
-void describe('request guard verdicts', () => {
-  void it('blocks names that resolve to private addresses unless allowlisted', async (t) => {
-    const host = os.hostname();
-    const addrs = await dns.promises.lookup(host, { all: true }).catch(() => []);
-    if (!addrs.some((a) => isPrivateAddress(a.address))) {
-      t.skip(`${host} does not resolve to a private address here`);
-      return;
-    }
-    const d = new DnsVerdicts();
-    assert.equal(await requestVerdict(`http://${host}:8400/`, [], d, ['http:', 'https:']), 'private_address');
-    assert.equal(await requestVerdict(`http://${host}:8400/`, [`${host}:8400`], d, ['http:', 'https:']), '');
-    assert.equal(await requestVerdict('http://127.0.0.1:8400/', ['127.0.0.1:8400'], d, ['http:', 'https:']), '');
-    assert.equal(await requestVerdict('ftp://example.com/', [], d, ['http:', 'https:']), 'scheme');
   });
 });
 
@@ -315,5 +295,17 @@ void describe('proc and options', () => {
     assert.throws(() => resolveOptions({ timeouts: { stepMs: -1 } }), /timeouts.stepMs=-1/);
     assert.throws(() => resolveOptions({ timeouts: { bogus: 1 } as never }), /timeouts.bogus/);
     assert.throws(() => resolveOptions({ allowHosts: ['http://x/'] }), /allowHosts/);
+    // the switches the browser fence owns cannot come in through extraArgs
+    for (const a of ['--proxy-server=direct://', '--no-proxy-server', '--host-resolver-rules=MAP * 127.0.0.1', '--webrtc-ip-handling-policy=default', '--enable-quic']) {
+      assert.throws(
+        () => resolveOptions({ extraArgs: ['--mute-audio', a] }),
+        (e: unknown) => e instanceof BrowserEnvError && e.code === 'BROWSER_ENV_BAD_OPTION' && e.message.includes(JSON.stringify(a)) && /browser fence/.test(e.message),
+        a,
+      );
+    }
+    assert.deepEqual(resolveOptions({ extraArgs: ['--mute-audio'] }).extraArgs, ['--mute-audio']);
+    assert.equal(resolveOptions({}).serviceWorkers, 'block');
+    assert.throws(() => resolveOptions({ serviceWorkers: 'sometimes' as never }), /serviceWorkers="sometimes" must be 'allow' or 'block'/);
+    assert.throws(() => resolveOptions({ dial: 'net.connect' as never }), /dial="string" must be a function/);
   });
 });

@@ -20,6 +20,7 @@ export {
   type RolloutRequest,
 } from './gen/owrl/v1/rollout_pb.js';
 export {
+  BlockedConnectionSchema,
   DiagnosticsSchema,
   EffectKind,
   EffectKindSchema,
@@ -39,6 +40,7 @@ export {
   ToolResultSchema,
   TrajectorySchema,
   file_owrl_v1_trajectory,
+  type BlockedConnection,
   type Diagnostics,
   type Effect,
   type ImageRef,

@@ -3,6 +3,7 @@
 import type { EffectRecord, EpisodeResult, EpisodeStep } from '@owrl/browser-env';
 import type { TerminationReason } from '@owrl/core';
 import {
+  BlockedConnectionSchema,
   DiagnosticsSchema,
   effectKindFromName,
   EffectSchema,
@@ -60,6 +61,9 @@ export interface BuildInput {
   actorRssBytes: number;
 }
 
+/** Longest URL or detail a refused connection keeps in the diagnostics (a data: URL can be megabytes). */
+const BLOCKED_URL_CHARS = 500;
+
 export function buildTrajectory(b: BuildInput): Trajectory {
   const r = b.result;
   const d = r.diagnostics;
@@ -86,6 +90,8 @@ export function buildTrajectory(b: BuildInput): Trajectory {
       errorStack: d.errorStack.slice(0, 4000),
       wallMs: d.wallMs,
       actorRssBytes: BigInt(b.actorRssBytes),
+      blocked: d.blocked.map((x) => make(BlockedConnectionSchema, { url: x.url.slice(0, BLOCKED_URL_CHARS), reason: x.reason, range: x.range, detail: x.detail.slice(0, BLOCKED_URL_CHARS) })),
+      blockedTotal: d.blockedTotal,
     }),
     finalPageEval: make(PageEvalSchema, r.pageEval),
     ...(r.finalScreenshot ? { finalScreenshot: r.finalScreenshot } : {}),
@@ -191,6 +197,15 @@ export function fitPayload(t: Trajectory, maxBytes: number): FitResult {
           }
         }
         return any;
+      },
+    ],
+    [
+      'blocked_connections',
+      () => {
+        // the count stays: the list only names them
+        if (!t.diagnostics || t.diagnostics.blocked.length === 0) return false;
+        t.diagnostics.blocked = [];
+        return true;
       },
     ],
     [

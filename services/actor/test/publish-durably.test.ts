@@ -18,7 +18,7 @@ import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { Actor, type EpisodeRunner } from '../src/actor.js';
 import type { ActorConfig } from '../src/config.js';
 import { PolicyHolder } from '../src/policy-holder.js';
-import { fitPayload } from '../src/trajectory-builder.js';
+import { buildTrajectory, fitPayload } from '../src/trajectory-builder.js';
 import { collectTrajectories, workQueueLeft } from './bus-helpers.js';
 
 let nats: NatsServer;
@@ -95,6 +95,8 @@ function result(o: { screenshotBytes?: number; steps?: number; argBytes?: number
         errorMessage: '',
         errorStack: '',
         wallMs: 100,
+        blocked: [],
+        blockedTotal: 0,
       },
     } as EpisodeResult<PolicyTrace>;
   };
@@ -291,4 +293,31 @@ void test('fitPayload leaves candidate labels out of new traces: a trace shared 
     assert.deepEqual([p.candidateLabels, p.chosen, p.featureValue], [[], 7, [0.25]], 'only the labels are left out');
   }
   assert.deepEqual(encode(PolicyTraceSchema, shared), before, 'the shared trace keeps its labels');
+});
+
+void test("the browser fence's refusals travel in the trajectory's diagnostics, cut to size, and are the first diagnostics left out for the payload limit", () => {
+  const request = make(RolloutRequestSchema, { runId: 'r', trajectoryId: 'r/0/0/0/3', task: make(TaskSchema, { id: 't', startUrl: 'https://r.test/', instruction: 'x', difficulty: 1 }) });
+  const r = result()({ startUrl: 'https://r.test/', instruction: 'x', maxSteps: 3 });
+  r.diagnostics.errorStack = 'Error: x\n    at y'.repeat(50);
+  r.diagnostics.blocked = [
+    { url: 'http://rebind.test/data', reason: 'private_address', range: 'loopback', detail: 'rebind.test:80 is a loopback address (rebind.test resolves to 127.0.0.1)' },
+    { url: `http://127.0.0.1:9/?q=${'a'.repeat(2000)}`, reason: 'private_address', range: 'loopback', detail: '127.0.0.1:9 is a loopback address' },
+  ];
+  r.diagnostics.blockedTotal = 7;
+  const t = buildTrajectory({ request, actorId: 'a', policyVersion: 1, result: r, startedAtMs: 0, actorRssBytes: 0 });
+  const d = t.diagnostics;
+  assert.deepEqual(
+    d?.blocked.map((b) => [b.url.slice(0, 30), b.url.length, b.reason, b.range, b.detail]),
+    [
+      ['http://rebind.test/data', 23, 'private_address', 'loopback', 'rebind.test:80 is a loopback address (rebind.test resolves to 127.0.0.1)'],
+      ['http://127.0.0.1:9/?q=aaaaaaaa', 500, 'private_address', 'loopback', '127.0.0.1:9 is a loopback address'],
+    ],
+  );
+  assert.equal(d?.blockedTotal, 7);
+  // Just over the limit, with nothing left to trim before it: the list goes, the count and the error stack stay.
+  t.steps = [];
+  const fit = fitPayload(t, encode(TrajectorySchema, t).length - 10);
+  assert.equal(fit.fits, true);
+  assert.deepEqual(fit.trimmed.slice(-1), ['blocked_connections']);
+  assert.deepEqual([t.diagnostics?.blocked.length, t.diagnostics?.blockedTotal, t.diagnostics?.errorStack !== ''], [0, 7, true]);
 });

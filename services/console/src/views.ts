@@ -351,7 +351,11 @@ export function trajectoryPage(id: string, s: ScoredTrajectory, step: number): s
             `<code>${esc(d.finalUrl)}</code>`,
           ],
         ],
-      ) + (d.errorName || d.errorMessage ? `<details><summary>error ${esc(d.errorName)}: ${esc(d.errorMessage)}</summary><pre>${esc(d.errorStack)}</pre></details>` : '')
+      ) +
+      (d.errorName || d.errorMessage ? `<details><summary>error ${esc(d.errorName)}: ${esc(d.errorMessage)}</summary><pre>${esc(d.errorStack)}</pre></details>` : '') +
+      (d.blockedTotal > 0
+        ? `<details id="fence"><summary>the browser fence refused ${d.blockedTotal} connection${d.blockedTotal === 1 ? '' : 's'}</summary><ul>${d.blocked.map((b) => `<li><code>${esc(b.url)}</code> ${esc(b.reason)} (${esc(b.range)}): ${esc(b.detail)}</li>`).join('')}</ul></details>`
+        : '')
     : '';
   const parts = id.split('/');
   const round = Number(req?.round ?? parts[1] ?? 0);

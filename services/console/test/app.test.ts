@@ -12,6 +12,8 @@ import { silentLogger } from '@owrl/core';
 import {
   GroupInfoSchema,
   grpcServiceDefinition,
+  BlockedConnectionSchema,
+  DiagnosticsSchema,
   Learner,
   ListGroupsResponseSchema,
   make,
@@ -77,7 +79,15 @@ class StandInLearner {
             trajectoryId: id,
             trainable: true,
             verdict: make(VerdictSchema, { reward: 1, success: true, source: VerdictSource.VERIFIER }),
-            trajectory: make(TrajectorySchema, { trajectoryId: id, steps, termination: make(TerminationSchema, { class: TerminationClass.COMPLETED, reason: 'done' }) }),
+            trajectory: make(TrajectorySchema, {
+              trajectoryId: id,
+              steps,
+              termination: make(TerminationSchema, { class: TerminationClass.COMPLETED, reason: 'done' }),
+              diagnostics: make(DiagnosticsSchema, {
+                blocked: [make(BlockedConnectionSchema, { url: 'http://127.0.0.1:4222/<x>', reason: 'private_address', range: 'loopback', detail: '127.0.0.1:4222 is a loopback address' })],
+                blockedTotal: 3,
+              }),
+            }),
           }),
         );
       },
@@ -204,6 +214,8 @@ void describe('console app', () => {
     assert.match(html, new RegExp(`data-sha256="${learner.shotRef!.sha256}"`));
     assert.match(html, /<circle class="mark" data-x="120" data-y="45"/);
     assert.match(html, /section class="step" id="step-1" data-step="1" hidden/);
+    // the browser fence's refusals, from the trajectory's diagnostics
+    assert.match(html, /<summary>the browser fence refused 3 connections<\/summary><ul><li><code>http:\/\/127\.0\.0\.1:4222\/&lt;x&gt;<\/code> private_address \(loopback\): 127\.0\.0\.1:4222 is a loopback address<\/li><\/ul>/);
     const missing = await fetch(`${base}/trajectory?id=nope`);
     assert.equal(missing.status, 404);
     assert.match(await missing.text(), /trajectory nope is not held/);
