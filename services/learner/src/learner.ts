@@ -42,7 +42,8 @@ import { bigMapFromJson, bigMapToJson, countersFromJson, countersToJson, type Ch
 import type { LearnerConfig } from './config.js';
 import { RunControl } from './control.js';
 import { CrashPoints } from './crash-point.js';
-import { withRetry, type RetryOptions } from './failure-policy.js';
+import { FatalRunError, withRetry, type RetryOptions } from './failure-policy.js';
+import { applyTimeoutRule, engineIncompatible, failureRulesState } from './failure-rules.js';
 import { HostGuard } from './host-guard.js';
 import { Inbox, type Pending } from './inbox.js';
 import type { LearnerMetrics } from './metrics.js';
@@ -228,6 +229,8 @@ export class Learner {
     const restored = this.d.restored;
     store.change('snapshot', (s) => {
       s.incarnation = this.d.incarnation;
+      // who timeouts are blamed on and what a spent re-dispatch budget does
+      s.failureRules = failureRulesState(config.failureRules);
     });
     if (restored) {
       this.policyVersion = restored.policyVersion;
@@ -576,7 +579,7 @@ export class Learner {
       for (const g of fresh) {
         if (!decided.has(g.group)) {
           decided.add(g.group);
-          stats.groupDecided(g);
+          stats.groupDecided(g, ledger.exhausted(g));
         }
       }
     };
@@ -649,11 +652,23 @@ export class Learner {
         await this.ack([ev]);
         continue;
       }
+      // The failure rules first: a task timeout blamed on the policy is trained at reward 0.
+      const blamed = applyTimeoutRule(ev.scored, config.failureRules);
       // Staleness counts from the version the next update starts from (one more while an update trains).
       const res = ledger.ingest(ev.scored, async ? this.trainBase() - config.maxStaleness : 0);
       stats.ingested(ev.scored, res);
+      if (blamed && res.kind !== 'duplicate' && res.kind !== 'late') stats.timeout(blamed);
       this.observeLag(ev.scored);
       stats.inFlight(ledger.inFlight());
+      const incompatible = engineIncompatible(ev.scored);
+      if (incompatible) {
+        // Nothing of the run could be trained: it ends here, the result counted and acked (a
+        // restart after the engine is fixed re-dispatches its slot instead of failing on it again).
+        log.error({ trajectory: ev.scored.trajectoryId }, incompatible);
+        this.saveRound(ledger, stats);
+        await this.ack([ev]);
+        throw new FatalRunError('ENGINE_INCOMPATIBLE', incompatible);
+      }
       if (res.kind === 'duplicate' || res.kind === 'late') {
         log.debug({ trajectory: ev.scored.trajectoryId, kind: res.kind, ...(res.kind === 'late' ? { cause: res.cause } : {}), deliveries: ev.delivery.deliveryCount, seq: ev.delivery.seq }, 'result dropped');
         if (res.kind === 'late') this.saveRound(ledger, stats);
