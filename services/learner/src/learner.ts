@@ -47,7 +47,7 @@ import { applyTimeoutRule, engineIncompatible, failureRulesState } from './failu
 import { HostGuard } from './host-guard.js';
 import { Inbox, type Pending } from './inbox.js';
 import type { LearnerMetrics } from './metrics.js';
-import { PolicyPublisher, type RemoteTrainerBinding } from './publisher.js';
+import { PolicyPublisher, type PolicyPublisherDeps, type RemoteTrainerBinding, type UpdateOutcome } from './publisher.js';
 import { REASON_STALE, RoundLedger, type GroupState, type IngestResult, type Redispatch } from './round-ledger.js';
 import { RoundStats } from './round-stats.js';
 import { meanReward, summarizeRound } from './round-summary.js';
@@ -80,6 +80,8 @@ export interface LearnerDeps {
   logger: Logger;
   /** Where held results' steps wait until read (OWRL_HELD_STEPS: the stream or disk); absent: in memory. */
   heldSteps?: HeldSteps;
+  /** Keeps the screenshots a remote update references until it is committed, served under imageUrl. */
+  shots?: PolicyPublisherDeps['shots'];
 }
 
 /** Takes a held result's still-encoded steps out of memory until they are read (stream-steps.ts, step-spill.ts). */
@@ -197,6 +199,7 @@ export class Learner {
       retry: this.retry,
       updatesDir: d.updatesDir,
       ...(d.remoteTrainer ? { remote: d.remoteTrainer } : {}),
+      ...(d.shots ? { shots: d.shots } : {}),
     });
   }
 
@@ -715,6 +718,7 @@ export class Learner {
       summary.stalenessCounts = this.stale.record(kept, this.policyVersion);
       const tu = Date.now();
       const u = await this.publisher.train(kept, this.policyVersion);
+      this.noteOutcome(summary, this.publisher.takeOutcome(this.policyVersion + 1));
       recordUpdateHealth(summary, u.epochs, this.d.metrics);
       summary.updateS = (Date.now() - tu) / 1000;
       this.d.metrics.updateSeconds.observe(summary.updateS);
@@ -873,6 +877,16 @@ export class Learner {
     );
   }
 
+  /** What became of an update's samples besides training, in its round's summary and the run counters. */
+  private noteOutcome(summary: RoundSummary, o: UpdateOutcome): void {
+    summary.samplesNotSent = o.samplesNotSent;
+    summary.imagesMissing = o.imagesMissing;
+    summary.samplesRefused = o.samplesRefused;
+    const c = this.d.store.mutable.counters!;
+    c.samplesNotSent += BigInt(o.samplesNotSent);
+    c.samplesRefused += BigInt(o.samplesRefused);
+  }
+
   /** Starts training the written-ahead update to `target` off the loop's thread. */
   private startPending(round: number, target: number, summary: RoundSummary, carried: PendingUpdate['carried']): void {
     const p: PendingUpdate = { round, target, summary, training: this.publisher.trainAhead(target), trainStart: Date.now(), trainedAt: null, carried };
@@ -903,6 +917,7 @@ export class Learner {
     const { store, metrics } = this.d;
     const { summary } = p;
     const u = await p.training;
+    this.noteOutcome(summary, this.publisher.takeOutcome(p.target));
     recordUpdateHealth(summary, u.epochs, metrics);
     summary.updateS = ((p.trainedAt ?? Date.now()) - p.trainStart) / 1000;
     metrics.updateSeconds.observe(summary.updateS);
