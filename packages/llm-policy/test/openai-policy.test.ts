@@ -280,6 +280,9 @@ void describe('OpenAIPolicy against engine releases without token ids', () => {
       // an evaluation that asks for no log-probs is not stopped
       const d = await new OpenAIPolicy({ baseUrl: srv.url, model: 'base-model', retries: 0, logprobs: false }).decide(input());
       assert.deepEqual([d.calls.length, tokens(d).incomplete], [1, true]);
+      // nor is a hosted API (engine openai), which never returns token ids
+      const hosted = await new OpenAIPolicy({ baseUrl: srv.url, model: 'base-model', retries: 0, engine: 'openai' }).decide(input());
+      assert.deepEqual([hosted.calls.length, tokens(hosted).incomplete], [1, true]);
     } finally {
       await srv.close();
     }
