@@ -235,7 +235,9 @@ export const PointerTraceSchema: GenMessage<PointerTrace> = /*@__PURE__*/
 
 /**
  * A picture kept apart from the messages that mention it: content-addressed (sha256 of the
- * bytes) in the screenshot store (JetStream stream OWRL_SHOTS, subject owrl.shots.<sha256>).
+ * bytes) in the screenshot store (JetStream stream OWRL_SHOTS, subject owrl.shots.<sha256>). A
+ * trainer gets the images of an update from TrainHeader.image_url (the learner keeps them until
+ * that update is committed; docs/trainer.md "Images").
  *
  * @generated from message owrl.v1.ImageRef
  */
