@@ -832,7 +832,8 @@ export enum TerminationClass {
   FORMAT_ERROR = 4,
 
   /**
-   * The site failed (network, HTTP, bot wall, page crash, task timeout). Excluded, re-dispatched.
+   * The site failed (network, HTTP, bot wall, page crash, task timeout). Excluded, re-dispatched;
+   * a task timeout the learner's failure rules blame on the policy is trained at reward 0.
    *
    * @generated from enum value: TERMINATION_CLASS_ENV_ERROR = 5;
    */
