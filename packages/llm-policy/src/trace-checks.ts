@@ -18,13 +18,13 @@ const FIX: Record<ServingEngine, Record<'completion' | 'prompt' | 'logprobs', st
     completion:
       'run vLLM 0.10.2 or later, which answers `return_token_ids: true` with `token_ids` on the choice (vllm-project/vllm#22587; with a reasoning parser on, a release with vllm-project/vllm#28256)',
     prompt: 'run vLLM 0.10.2 or later, which answers `return_token_ids: true` with `prompt_token_ids` on the response (vllm-project/vllm#22587)',
-    logprobs: 'vLLM must answer `logprobs: true` with `logprobs.content`, one entry per completion token: do not start it with --max-logprobs below 0',
+    logprobs: 'vLLM must answer `logprobs: true` with `logprobs.content`, one entry per completion token: check that nothing between owrl and vLLM (a proxy, a gateway) drops the field',
   },
   sglang: {
     completion:
       'run an SGLang release whose /v1/chat/completions answers `return_token_ids: true` with `token_ids` on the choice (sgl-project/sglang#30917), or one that answers `return_meta_info: true` with `meta_info.output_token_logprobs`',
     prompt: 'run an SGLang release whose /v1/chat/completions answers `return_prompt_token_ids: true` with `prompt_token_ids` on the choice',
-    logprobs: 'SGLang must answer `logprobs: true` with `logprobs.content`, one entry per completion token',
+    logprobs: 'SGLang must answer `logprobs: true` with `logprobs.content`, one entry per completion token: check that nothing between owrl and SGLang (a proxy, a router) drops the field',
   },
   openai: {
     completion: 'a hosted OpenAI-compatible API returns no token ids: serve the model with vLLM or SGLang (OWRL_POLICY_ENGINE=vllm|sglang) to train on its steps',
