@@ -32,6 +32,16 @@ export {
   type WeightCall,
 } from './chat-server.js';
 export {
+  effectiveSampling,
+  overflowRefusal,
+  resolveModel,
+  type EffectiveSampling,
+  type EngineRefusal,
+  type GenerationConfig,
+  type ServedModel,
+  type VllmWording,
+} from './engine-rules.js';
+export {
   startFakeTrainer,
   type FakeTrainerDouble,
   type FakeTrainerOptions,
@@ -48,5 +58,5 @@ export {
   type OracleRow,
   type OracleSort,
 } from './shop-oracle.js';
-export { startLlmLoop, LLM_LOOP_BASE_MODEL, type LlmLoop, type LlmLoopOptions } from './llm-loop.js';
+export { adapterServing, startLlmLoop, LLM_LOOP_BASE_MODEL, QWEN3_VL_GENERATION_CONFIG, type LlmLoop, type LlmLoopOptions } from './llm-loop.js';
 export { parseAckSubject, watchRedeliveries, type RedeliveryWatch } from './redeliveries.js';

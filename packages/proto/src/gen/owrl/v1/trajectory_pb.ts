@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file owrl/v1/trajectory.proto.
  */
 export const file_owrl_v1_trajectory: GenFile = /*@__PURE__*/
-  fileDesc("Chhvd3JsL3YxL3RyYWplY3RvcnkucHJvdG8SB293cmwudjEiKwoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIRCglhcmdzX2pzb24YAiABKAkimwEKBkVmZmVjdBIhCgRraW5kGAEgASgOMhMub3dybC52MS5FZmZlY3RLaW5kEgwKBGxpbmUYAiABKAkSLwoIZXZpZGVuY2UYAyADKAsyHS5vd3JsLnYxLkVmZmVjdC5FdmlkZW5jZUVudHJ5Gi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKjAQoKVG9vbFJlc3VsdBIfCgRjYWxsGAEgASgLMhEub3dybC52MS5Ub29sQ2FsbBIKCgJvaxgCIAEoCBIgCgdlZmZlY3RzGAMgAygLMg8ub3dybC52MS5FZmZlY3QSEgoKbGF0ZW5jeV9tcxgEIAEoARISCgplcnJvcl9jb2RlGAUgASgJEh4KBnBvaW50cxgGIAMoCzIOLm93cmwudjEuUG9pbnQiHQoFUG9pbnQSCQoBeBgBIAEoBRIJCgF5GAIgASgFImYKC1BvbGljeVRyYWNlEigKB3BvaW50ZXIYASABKAsyFS5vd3JsLnYxLlBvaW50ZXJUcmFjZUgAEiUKBnRva2VucxgCIAEoCzITLm93cmwudjEuVG9rZW5UcmFjZUgAQgYKBGtpbmQitQEKDFBvaW50ZXJUcmFjZRIWCg5udW1fY2FuZGlkYXRlcxgBIAEoDRIPCgdvZmZzZXRzGAIgAygNEhUKDWZlYXR1cmVfaW5kZXgYAyADKA0SFQoNZmVhdHVyZV92YWx1ZRgEIAMoAhIOCgZjaG9zZW4YBSABKA0SDwoHbG9ncHJvYhgGIAEoARITCgt0ZW1wZXJhdHVyZRgHIAEoARIYChBjYW5kaWRhdGVfbGFiZWxzGAggAygJIlYKCEltYWdlUmVmEg4KBnNoYTI1NhgBIAEoCRIMCgRtaW1lGAIgASgJEg0KBXdpZHRoGAMgASgNEg4KBmhlaWdodBgEIAEoDRINCgVieXRlcxgFIAEoBCLSAQoKVG9rZW5UcmFjZRIRCgl0b2tlbl9pZHMYASADKA0SEAoIbG9ncHJvYnMYAiADKAISFQoNcHJvbXB0X3Rva2VucxgDIAEoDRIVCg1maW5pc2hfcmVhc29uGAQgASgJEhgKEHByb21wdF90b2tlbl9pZHMYBSADKA0SEQoJbG9zc19tYXNrGAYgAygNEg0KBW1vZGVsGAcgASgJEiEKBmltYWdlcxgIIAMoCzIRLm93cmwudjEuSW1hZ2VSZWYSEgoKaW5jb21wbGV0ZRgJIAEoCCJZCgpTdGVwVGltaW5nEhEKCXBvbGljeV9tcxgBIAEoARIRCglhY3Rpb25fbXMYAiABKAESEQoJc2V0dGxlX21zGAMgASgBEhIKCm9ic2VydmVfbXMYBCABKAEijwIKBFN0ZXASDQoFaW5kZXgYASABKA0SEQoJcmVhc29uaW5nGAIgASgJEiQKB3Jlc3VsdHMYAyADKAsyEy5vd3JsLnYxLlRvb2xSZXN1bHQSEgoKdXJsX2JlZm9yZRgEIAEoCRIRCgl1cmxfYWZ0ZXIYBSABKAkSIwoFdHJhY2UYBiABKAsyFC5vd3JsLnYxLlBvbGljeVRyYWNlEiMKBnRpbWluZxgHIAEoCzITLm93cmwudjEuU3RlcFRpbWluZxISCgpyYXdfb3V0cHV0GAggASgJEhMKC3BhcnNlX2Vycm9yGAkgASgIEiUKCnNjcmVlbnNob3QYCiABKAsyES5vd3JsLnYxLkltYWdlUmVmIlgKC1Rlcm1pbmF0aW9uEigKBWNsYXNzGAEgASgOMhkub3dybC52MS5UZXJtaW5hdGlvbkNsYXNzEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIpIDCgtEaWFnbm9zdGljcxIqCg1sYXRlbmN5X3RvdGFsGAEgASgLMhMub3dybC52MS5TdGVwVGltaW5nEhoKEmNocm9taXVtX3Jzc19ieXRlcxgCIAEoBBIYChBicm93c2VyX3VwdGltZV9zGAMgASgBEhgKEGJyb3dzZXJfZXBpc29kZXMYBCABKA0SFQoNaW5pdF9hdHRlbXB0cxgFIAEoDRITCgtodHRwX3N0YXR1cxgGIAEoDRIRCglmaW5hbF91cmwYByABKAkSEgoKZXJyb3JfbmFtZRgIIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAkgASgJEhMKC2Vycm9yX3N0YWNrGAogASgJEg8KB3dhbGxfbXMYCyABKAESFwoPYWN0b3JfcnNzX2J5dGVzGAwgASgEEhoKEmNocm9taXVtX3Bzc19ieXRlcxgNIAEoBBIrCgdibG9ja2VkGA4gAygLMhoub3dybC52MS5CbG9ja2VkQ29ubmVjdGlvbhIVCg1ibG9ja2VkX3RvdGFsGA8gASgNIk8KEUJsb2NrZWRDb25uZWN0aW9uEgsKA3VybBgBIAEoCRIOCgZyZWFzb24YAiABKAkSDQoFcmFuZ2UYAyABKAkSDgoGZGV0YWlsGAQgASgJIlAKCFBhZ2VFdmFsEhEKCWV2YWx1YXRlZBgBIAEoCBIOCgZ0cnV0aHkYAiABKAgSEgoKdmFsdWVfanNvbhgDIAEoCRINCgVlcnJvchgEIAEoCSLlAwoKVHJhamVjdG9yeRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIVCg10cmFqZWN0b3J5X2lkGAIgASgJEigKB3JlcXVlc3QYAyABKAsyFy5vd3JsLnYxLlJvbGxvdXRSZXF1ZXN0EhAKCGFjdG9yX2lkGAQgASgJEhYKDnBvbGljeV92ZXJzaW9uGAUgASgEEhwKBXN0ZXBzGAYgAygLMg0ub3dybC52MS5TdGVwEhQKDGZpbmFsX2Fuc3dlchgHIAEoCRITCgtjYWxsZWRfZG9uZRgIIAEoCBIpCgt0ZXJtaW5hdGlvbhgJIAEoCzIULm93cmwudjEuVGVybWluYXRpb24SKQoLZGlhZ25vc3RpY3MYCiABKAsyFC5vd3JsLnYxLkRpYWdub3N0aWNzEioKD2ZpbmFsX3BhZ2VfZXZhbBgLIAEoCzIRLm93cmwudjEuUGFnZUV2YWwSGAoQZmluYWxfc2NyZWVuc2hvdBgMIAEoDBIVCg1zdGFydGVkX2F0X21zGA0gASgEEhYKDmZpbmlzaGVkX2F0X21zGA4gASgEEg8KB3RyaW1tZWQYDyADKAkSLwoUZmluYWxfc2NyZWVuc2hvdF9yZWYYECABKAsyES5vd3JsLnYxLkltYWdlUmVmKrcCChBUZXJtaW5hdGlvbkNsYXNzEiEKHVRFUk1JTkFUSU9OX0NMQVNTX1VOU1BFQ0lGSUVEEAASHwobVEVSTUlOQVRJT05fQ0xBU1NfQ09NUExFVEVEEAESKwonVEVSTUlOQVRJT05fQ0xBU1NfU1RFUF9CVURHRVRfRVhIQVVTVEVEEAISJgoiVEVSTUlOQVRJT05fQ0xBU1NfR0VORVJBVElPTl9MSU1JVBADEiIKHlRFUk1JTkFUSU9OX0NMQVNTX0ZPUk1BVF9FUlJPUhAEEh8KG1RFUk1JTkFUSU9OX0NMQVNTX0VOVl9FUlJPUhAFEiMKH1RFUk1JTkFUSU9OX0NMQVNTX1NBTkRCT1hfRVJST1IQBhIgChxURVJNSU5BVElPTl9DTEFTU19JTklUX0VSUk9SEAcqngMKCkVmZmVjdEtpbmQSGwoXRUZGRUNUX0tJTkRfVU5TUEVDSUZJRUQQABIZChVFRkZFQ1RfS0lORF9OQVZJR0FURUQQARIXChNFRkZFQ1RfS0lORF9ORVdfVEFCEAISGgoWRUZGRUNUX0tJTkRfVEFCX0NMT1NFRBADEhsKF0VGRkVDVF9LSU5EX0RPTV9DSEFOR0VEEAQSGQoVRUZGRUNUX0tJTkRfVkFMVUVfU0VUEAUSHgoaRUZGRUNUX0tJTkRfVkFMVUVfTUlTTUFUQ0gQBhIYChRFRkZFQ1RfS0lORF9TQ1JPTExFRBAHEh4KGkVGRkVDVF9LSU5EX1NDUk9MTF9CTE9DS0VEEAgSGQoVRUZGRUNUX0tJTkRfTk9fRUZGRUNUEAkSFgoSRUZGRUNUX0tJTkRfRElBTE9HEAoSGAoURUZGRUNUX0tJTkRfRE9XTkxPQUQQCxIXChNFRkZFQ1RfS0lORF9CTE9DS0VEEAwSFQoRRUZGRUNUX0tJTkRfRVJST1IQDRIUChBFRkZFQ1RfS0lORF9ET05FEA5iBnByb3RvMw", [file_owrl_v1_rollout]);
+  fileDesc("Chhvd3JsL3YxL3RyYWplY3RvcnkucHJvdG8SB293cmwudjEiKwoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIRCglhcmdzX2pzb24YAiABKAkimwEKBkVmZmVjdBIhCgRraW5kGAEgASgOMhMub3dybC52MS5FZmZlY3RLaW5kEgwKBGxpbmUYAiABKAkSLwoIZXZpZGVuY2UYAyADKAsyHS5vd3JsLnYxLkVmZmVjdC5FdmlkZW5jZUVudHJ5Gi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKjAQoKVG9vbFJlc3VsdBIfCgRjYWxsGAEgASgLMhEub3dybC52MS5Ub29sQ2FsbBIKCgJvaxgCIAEoCBIgCgdlZmZlY3RzGAMgAygLMg8ub3dybC52MS5FZmZlY3QSEgoKbGF0ZW5jeV9tcxgEIAEoARISCgplcnJvcl9jb2RlGAUgASgJEh4KBnBvaW50cxgGIAMoCzIOLm93cmwudjEuUG9pbnQiHQoFUG9pbnQSCQoBeBgBIAEoBRIJCgF5GAIgASgFImYKC1BvbGljeVRyYWNlEigKB3BvaW50ZXIYASABKAsyFS5vd3JsLnYxLlBvaW50ZXJUcmFjZUgAEiUKBnRva2VucxgCIAEoCzITLm93cmwudjEuVG9rZW5UcmFjZUgAQgYKBGtpbmQitQEKDFBvaW50ZXJUcmFjZRIWCg5udW1fY2FuZGlkYXRlcxgBIAEoDRIPCgdvZmZzZXRzGAIgAygNEhUKDWZlYXR1cmVfaW5kZXgYAyADKA0SFQoNZmVhdHVyZV92YWx1ZRgEIAMoAhIOCgZjaG9zZW4YBSABKA0SDwoHbG9ncHJvYhgGIAEoARITCgt0ZW1wZXJhdHVyZRgHIAEoARIYChBjYW5kaWRhdGVfbGFiZWxzGAggAygJIlYKCEltYWdlUmVmEg4KBnNoYTI1NhgBIAEoCRIMCgRtaW1lGAIgASgJEg0KBXdpZHRoGAMgASgNEg4KBmhlaWdodBgEIAEoDRINCgVieXRlcxgFIAEoBCL9AQoKVG9rZW5UcmFjZRIRCgl0b2tlbl9pZHMYASADKA0SEAoIbG9ncHJvYnMYAiADKAISFQoNcHJvbXB0X3Rva2VucxgDIAEoDRIVCg1maW5pc2hfcmVhc29uGAQgASgJEhgKEHByb21wdF90b2tlbl9pZHMYBSADKA0SEQoJbG9zc19tYXNrGAYgAygNEg0KBW1vZGVsGAcgASgJEiEKBmltYWdlcxgIIAMoCzIRLm93cmwudjEuSW1hZ2VSZWYSEgoKaW5jb21wbGV0ZRgJIAEoCBIpCgdzYW1wbGVyGAogASgLMhgub3dybC52MS5TYW1wbGVyU2V0dGluZ3MikAIKD1NhbXBsZXJTZXR0aW5ncxITCgt0ZW1wZXJhdHVyZRgBIAEoARINCgV0b3BfcBgCIAEoARINCgV0b3BfaxgDIAEoBRINCgVtaW5fcBgEIAEoARIaChJyZXBldGl0aW9uX3BlbmFsdHkYBSABKAESGAoQcHJlc2VuY2VfcGVuYWx0eRgGIAEoARIZChFmcmVxdWVuY3lfcGVuYWx0eRgHIAEoARIRCgRzZWVkGAggASgESACIAQESEgoKbWF4X3Rva2VucxgJIAEoDRIqCgxsb2dwcm9iX21vZGUYCiABKA4yFC5vd3JsLnYxLkxvZ3Byb2JNb2RlEg4KBmVuZ2luZRgLIAEoCUIHCgVfc2VlZCJZCgpTdGVwVGltaW5nEhEKCXBvbGljeV9tcxgBIAEoARIRCglhY3Rpb25fbXMYAiABKAESEQoJc2V0dGxlX21zGAMgASgBEhIKCm9ic2VydmVfbXMYBCABKAEijwIKBFN0ZXASDQoFaW5kZXgYASABKA0SEQoJcmVhc29uaW5nGAIgASgJEiQKB3Jlc3VsdHMYAyADKAsyEy5vd3JsLnYxLlRvb2xSZXN1bHQSEgoKdXJsX2JlZm9yZRgEIAEoCRIRCgl1cmxfYWZ0ZXIYBSABKAkSIwoFdHJhY2UYBiABKAsyFC5vd3JsLnYxLlBvbGljeVRyYWNlEiMKBnRpbWluZxgHIAEoCzITLm93cmwudjEuU3RlcFRpbWluZxISCgpyYXdfb3V0cHV0GAggASgJEhMKC3BhcnNlX2Vycm9yGAkgASgIEiUKCnNjcmVlbnNob3QYCiABKAsyES5vd3JsLnYxLkltYWdlUmVmIlgKC1Rlcm1pbmF0aW9uEigKBWNsYXNzGAEgASgOMhkub3dybC52MS5UZXJtaW5hdGlvbkNsYXNzEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIpIDCgtEaWFnbm9zdGljcxIqCg1sYXRlbmN5X3RvdGFsGAEgASgLMhMub3dybC52MS5TdGVwVGltaW5nEhoKEmNocm9taXVtX3Jzc19ieXRlcxgCIAEoBBIYChBicm93c2VyX3VwdGltZV9zGAMgASgBEhgKEGJyb3dzZXJfZXBpc29kZXMYBCABKA0SFQoNaW5pdF9hdHRlbXB0cxgFIAEoDRITCgtodHRwX3N0YXR1cxgGIAEoDRIRCglmaW5hbF91cmwYByABKAkSEgoKZXJyb3JfbmFtZRgIIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAkgASgJEhMKC2Vycm9yX3N0YWNrGAogASgJEg8KB3dhbGxfbXMYCyABKAESFwoPYWN0b3JfcnNzX2J5dGVzGAwgASgEEhoKEmNocm9taXVtX3Bzc19ieXRlcxgNIAEoBBIrCgdibG9ja2VkGA4gAygLMhoub3dybC52MS5CbG9ja2VkQ29ubmVjdGlvbhIVCg1ibG9ja2VkX3RvdGFsGA8gASgNIk8KEUJsb2NrZWRDb25uZWN0aW9uEgsKA3VybBgBIAEoCRIOCgZyZWFzb24YAiABKAkSDQoFcmFuZ2UYAyABKAkSDgoGZGV0YWlsGAQgASgJIlAKCFBhZ2VFdmFsEhEKCWV2YWx1YXRlZBgBIAEoCBIOCgZ0cnV0aHkYAiABKAgSEgoKdmFsdWVfanNvbhgDIAEoCRINCgVlcnJvchgEIAEoCSLlAwoKVHJhamVjdG9yeRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIVCg10cmFqZWN0b3J5X2lkGAIgASgJEigKB3JlcXVlc3QYAyABKAsyFy5vd3JsLnYxLlJvbGxvdXRSZXF1ZXN0EhAKCGFjdG9yX2lkGAQgASgJEhYKDnBvbGljeV92ZXJzaW9uGAUgASgEEhwKBXN0ZXBzGAYgAygLMg0ub3dybC52MS5TdGVwEhQKDGZpbmFsX2Fuc3dlchgHIAEoCRITCgtjYWxsZWRfZG9uZRgIIAEoCBIpCgt0ZXJtaW5hdGlvbhgJIAEoCzIULm93cmwudjEuVGVybWluYXRpb24SKQoLZGlhZ25vc3RpY3MYCiABKAsyFC5vd3JsLnYxLkRpYWdub3N0aWNzEioKD2ZpbmFsX3BhZ2VfZXZhbBgLIAEoCzIRLm93cmwudjEuUGFnZUV2YWwSGAoQZmluYWxfc2NyZWVuc2hvdBgMIAEoDBIVCg1zdGFydGVkX2F0X21zGA0gASgEEhYKDmZpbmlzaGVkX2F0X21zGA4gASgEEg8KB3RyaW1tZWQYDyADKAkSLwoUZmluYWxfc2NyZWVuc2hvdF9yZWYYECABKAsyES5vd3JsLnYxLkltYWdlUmVmKrcCChBUZXJtaW5hdGlvbkNsYXNzEiEKHVRFUk1JTkFUSU9OX0NMQVNTX1VOU1BFQ0lGSUVEEAASHwobVEVSTUlOQVRJT05fQ0xBU1NfQ09NUExFVEVEEAESKwonVEVSTUlOQVRJT05fQ0xBU1NfU1RFUF9CVURHRVRfRVhIQVVTVEVEEAISJgoiVEVSTUlOQVRJT05fQ0xBU1NfR0VORVJBVElPTl9MSU1JVBADEiIKHlRFUk1JTkFUSU9OX0NMQVNTX0ZPUk1BVF9FUlJPUhAEEh8KG1RFUk1JTkFUSU9OX0NMQVNTX0VOVl9FUlJPUhAFEiMKH1RFUk1JTkFUSU9OX0NMQVNTX1NBTkRCT1hfRVJST1IQBhIgChxURVJNSU5BVElPTl9DTEFTU19JTklUX0VSUk9SEAcqngMKCkVmZmVjdEtpbmQSGwoXRUZGRUNUX0tJTkRfVU5TUEVDSUZJRUQQABIZChVFRkZFQ1RfS0lORF9OQVZJR0FURUQQARIXChNFRkZFQ1RfS0lORF9ORVdfVEFCEAISGgoWRUZGRUNUX0tJTkRfVEFCX0NMT1NFRBADEhsKF0VGRkVDVF9LSU5EX0RPTV9DSEFOR0VEEAQSGQoVRUZGRUNUX0tJTkRfVkFMVUVfU0VUEAUSHgoaRUZGRUNUX0tJTkRfVkFMVUVfTUlTTUFUQ0gQBhIYChRFRkZFQ1RfS0lORF9TQ1JPTExFRBAHEh4KGkVGRkVDVF9LSU5EX1NDUk9MTF9CTE9DS0VEEAgSGQoVRUZGRUNUX0tJTkRfTk9fRUZGRUNUEAkSFgoSRUZGRUNUX0tJTkRfRElBTE9HEAoSGAoURUZGRUNUX0tJTkRfRE9XTkxPQUQQCxIXChNFRkZFQ1RfS0lORF9CTE9DS0VEEAwSFQoRRUZGRUNUX0tJTkRfRVJST1IQDRIUChBFRkZFQ1RfS0lORF9ET05FEA4qewoLTG9ncHJvYk1vZGUSHAoYTE9HUFJPQl9NT0RFX1VOU1BFQ0lGSUVEEAASFAoQTE9HUFJPQl9NT0RFX1JBVxABEhwKGExPR1BST0JfTU9ERV9URU1QRVJBVFVSRRACEhoKFkxPR1BST0JfTU9ERV9QUk9DRVNTRUQQA2IGcHJvdG8z", [file_owrl_v1_rollout]);
 
 /**
  * One call of one of the atomic tools (click, write, press_keys, scroll, ...).
@@ -235,7 +235,9 @@ export const PointerTraceSchema: GenMessage<PointerTrace> = /*@__PURE__*/
 
 /**
  * A picture kept apart from the messages that mention it: content-addressed (sha256 of the
- * bytes) in the screenshot store (JetStream stream OWRL_SHOTS, subject owrl.shots.<sha256>).
+ * bytes) in the screenshot store (JetStream stream OWRL_SHOTS, subject owrl.shots.<sha256>). A
+ * trainer gets the images of an update from TrainHeader.image_url (the learner keeps them until
+ * that update is committed; docs/trainer.md "Images").
  *
  * @generated from message owrl.v1.ImageRef
  */
@@ -345,6 +347,15 @@ export type TokenTrace = Message<"owrl.v1.TokenTrace"> & {
    * @generated from field: bool incomplete = 9;
    */
   incomplete: boolean;
+
+  /**
+   * How the engine sampled this step, as the request set it: every parameter the engine would
+   * otherwise take from the model's generation config, and which log-probabilities it reports.
+   * A trainer checks its own log-prob computation against it (docs/trainer.md, "The loss").
+   *
+   * @generated from field: owrl.v1.SamplerSettings sampler = 10;
+   */
+  sampler?: SamplerSettings | undefined;
 };
 
 /**
@@ -353,6 +364,81 @@ export type TokenTrace = Message<"owrl.v1.TokenTrace"> & {
  */
 export const TokenTraceSchema: GenMessage<TokenTrace> = /*@__PURE__*/
   messageDesc(file_owrl_v1_trajectory, 7);
+
+/**
+ * The sampler settings of one model call. top_k -1 = off; min_p 0 = off; penalties 1 / 0 = off.
+ *
+ * @generated from message owrl.v1.SamplerSettings
+ */
+export type SamplerSettings = Message<"owrl.v1.SamplerSettings"> & {
+  /**
+   * @generated from field: double temperature = 1;
+   */
+  temperature: number;
+
+  /**
+   * @generated from field: double top_p = 2;
+   */
+  topP: number;
+
+  /**
+   * @generated from field: int32 top_k = 3;
+   */
+  topK: number;
+
+  /**
+   * @generated from field: double min_p = 4;
+   */
+  minP: number;
+
+  /**
+   * @generated from field: double repetition_penalty = 5;
+   */
+  repetitionPenalty: number;
+
+  /**
+   * @generated from field: double presence_penalty = 6;
+   */
+  presencePenalty: number;
+
+  /**
+   * @generated from field: double frequency_penalty = 7;
+   */
+  frequencyPenalty: number;
+
+  /**
+   * Seed sent with the request (absent: none).
+   *
+   * @generated from field: optional uint64 seed = 8;
+   */
+  seed?: bigint | undefined;
+
+  /**
+   * Completion budget of the request that answered (after a context clamp, the clamped value).
+   *
+   * @generated from field: uint32 max_tokens = 9;
+   */
+  maxTokens: number;
+
+  /**
+   * @generated from field: owrl.v1.LogprobMode logprob_mode = 10;
+   */
+  logprobMode: LogprobMode;
+
+  /**
+   * Serving engine: "vllm", "sglang" or "openai".
+   *
+   * @generated from field: string engine = 11;
+   */
+  engine: string;
+};
+
+/**
+ * Describes the message owrl.v1.SamplerSettings.
+ * Use `create(SamplerSettingsSchema)` to create a new message.
+ */
+export const SamplerSettingsSchema: GenMessage<SamplerSettings> = /*@__PURE__*/
+  messageDesc(file_owrl_v1_trajectory, 8);
 
 /**
  * @generated from message owrl.v1.StepTiming
@@ -384,7 +470,7 @@ export type StepTiming = Message<"owrl.v1.StepTiming"> & {
  * Use `create(StepTimingSchema)` to create a new message.
  */
 export const StepTimingSchema: GenMessage<StepTiming> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 8);
+  messageDesc(file_owrl_v1_trajectory, 9);
 
 /**
  * @generated from message owrl.v1.Step
@@ -452,7 +538,7 @@ export type Step = Message<"owrl.v1.Step"> & {
  * Use `create(StepSchema)` to create a new message.
  */
 export const StepSchema: GenMessage<Step> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 9);
+  messageDesc(file_owrl_v1_trajectory, 10);
 
 /**
  * @generated from message owrl.v1.Termination
@@ -482,13 +568,16 @@ export type Termination = Message<"owrl.v1.Termination"> & {
  * Use `create(TerminationSchema)` to create a new message.
  */
 export const TerminationSchema: GenMessage<Termination> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 10);
+  messageDesc(file_owrl_v1_trajectory, 11);
 
 /**
  * @generated from message owrl.v1.Diagnostics
  */
 export type Diagnostics = Message<"owrl.v1.Diagnostics"> & {
   /**
+   * Time per phase over the whole episode, the step in progress when the episode was cut off (a
+   * task timeout, a crash) included: the learner attributes a task timeout from it.
+   *
    * @generated from field: owrl.v1.StepTiming latency_total = 1;
    */
   latencyTotal?: StepTiming | undefined;
@@ -577,7 +666,7 @@ export type Diagnostics = Message<"owrl.v1.Diagnostics"> & {
  * Use `create(DiagnosticsSchema)` to create a new message.
  */
 export const DiagnosticsSchema: GenMessage<Diagnostics> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 11);
+  messageDesc(file_owrl_v1_trajectory, 12);
 
 /**
  * A connection the browser fence refused.
@@ -619,7 +708,7 @@ export type BlockedConnection = Message<"owrl.v1.BlockedConnection"> & {
  * Use `create(BlockedConnectionSchema)` to create a new message.
  */
 export const BlockedConnectionSchema: GenMessage<BlockedConnection> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 12);
+  messageDesc(file_owrl_v1_trajectory, 13);
 
 /**
  * Result of the verifier's page expression, evaluated in the final page by the actor.
@@ -653,7 +742,7 @@ export type PageEval = Message<"owrl.v1.PageEval"> & {
  * Use `create(PageEvalSchema)` to create a new message.
  */
 export const PageEvalSchema: GenMessage<PageEval> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 13);
+  messageDesc(file_owrl_v1_trajectory, 14);
 
 /**
  * @generated from message owrl.v1.Trajectory
@@ -756,7 +845,7 @@ export type Trajectory = Message<"owrl.v1.Trajectory"> & {
  * Use `create(TrajectorySchema)` to create a new message.
  */
 export const TrajectorySchema: GenMessage<Trajectory> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 14);
+  messageDesc(file_owrl_v1_trajectory, 15);
 
 /**
  * How an episode ended. Stable enum, never free text.
@@ -798,7 +887,8 @@ export enum TerminationClass {
   FORMAT_ERROR = 4,
 
   /**
-   * The site failed (network, HTTP, bot wall, page crash, task timeout). Excluded, re-dispatched.
+   * The site failed (network, HTTP, bot wall, page crash, task timeout). Excluded, re-dispatched;
+   * a task timeout the learner's failure rules blame on the policy is trained at reward 0.
    *
    * @generated from enum value: TERMINATION_CLASS_ENV_ERROR = 5;
    */
@@ -912,4 +1002,46 @@ export enum EffectKind {
  */
 export const EffectKindSchema: GenEnum<EffectKind> = /*@__PURE__*/
   enumDesc(file_owrl_v1_trajectory, 1);
+
+/**
+ * Which distribution an engine's reported log-probabilities belong to.
+ *
+ * @generated from enum owrl.v1.LogprobMode
+ */
+export enum LogprobMode {
+  /**
+   * @generated from enum value: LOGPROB_MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The model's own distribution: log_softmax(logits), before penalties, temperature and
+   * top-k/top-p/min-p (vLLM's default, --logprobs-mode raw_logprobs; SGLang with
+   * SGLANG_RETURN_ORIGINAL_LOGPROB=1).
+   *
+   * @generated from enum value: LOGPROB_MODE_RAW = 1;
+   */
+  RAW = 1,
+
+  /**
+   * After penalties and temperature, before top-k/top-p/min-p filtering (SGLang's default).
+   *
+   * @generated from enum value: LOGPROB_MODE_TEMPERATURE = 2;
+   */
+  TEMPERATURE = 2,
+
+  /**
+   * The distribution sampled from: after penalties, temperature and top-k/top-p/min-p
+   * (vLLM --logprobs-mode processed_logprobs).
+   *
+   * @generated from enum value: LOGPROB_MODE_PROCESSED = 3;
+   */
+  PROCESSED = 3,
+}
+
+/**
+ * Describes the enum owrl.v1.LogprobMode.
+ */
+export const LogprobModeSchema: GenEnum<LogprobMode> = /*@__PURE__*/
+  enumDesc(file_owrl_v1_trajectory, 2);
 
