@@ -1,5 +1,5 @@
 // Lint: type-aware TypeScript rules, no floating promises, type-only imports, and the package
-// boundaries of DESIGN §2/§11: services never import each other, nobody deep-imports another
+// boundaries of docs/design.md §2/§11: services never import each other, nobody deep-imports another
 // package's internals, and there are no import cycles.
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';

@@ -24,7 +24,7 @@ function ownSeries(text: string): string {
 /** Family names (from TYPE lines) of an exposition. */
 const families = (text: string): string[] => [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1] ?? '');
 
-// The RL signals the learner must export (DESIGN §9, issue 11): name → kind.
+// The RL signals the learner must export (docs/design.md §9): name → kind.
 const LEARNER_SIGNALS: Record<string, string> = {
   owrl_learner_reward_mean: 'gauge',
   owrl_learner_groups_total: 'counter',

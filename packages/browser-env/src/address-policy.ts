@@ -1,4 +1,4 @@
-// Which IP addresses a page's connections may reach (DESIGN §5 Safety): public unicast only. The
+// Which IP addresses a page's connections may reach (docs/design.md §5 Safety): public unicast only. The
 // special-purpose ranges come from ipaddr.js (its IANA tables, kept up to date there), not from a
 // list of our own; what we add is the mapping to the classes the fence reports, the cloud
 // metadata addresses by name, and the IPv6 forms that carry an IPv4 address inside. Pure logic.

@@ -12,7 +12,7 @@ import type { Logger } from './logger.js';
 import type { ResolvedOptions } from './options.js';
 import { findByMarker, killAll, listProcesses, processTree, treeMemory, waitGone, type TreeMemory } from './proc-tree.js';
 
-/** Switches of DESIGN/preamble, plus instant scrolling so scroll effects are measurable at once. */
+/** Switches of docs/design.md §5, plus instant scrolling so scroll effects are measurable at once. */
 export const BASE_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',

@@ -1,4 +1,4 @@
-// Effect classification (DESIGN §5 Feedback): from a before/after snapshot of the page and the
+// Effect classification (docs/design.md §5 Feedback): from a before/after snapshot of the page and the
 // events seen during one tool call, the typed effects with evidence and their one-line renderings.
 // Pure logic: the I/O that gathers the inputs lives in tools.ts.
 import type { ToolName } from '@owrl/core';

@@ -1,4 +1,4 @@
-// The egress check of the fence (DESIGN §5 Safety): where a connection Chromium asks for may go.
+// The egress check of the fence (docs/design.md §5 Safety): where a connection Chromium asks for may go.
 // The host is parsed the way browsers parse it (WHATWG URL: `2130706433`, `127.1`, `0x7f.1` are
 // all 127.0.0.1), resolved once, and every address of the answer must be public unless the
 // host is allowlisted; the verdict names the address to connect to, so that nothing resolves the

@@ -1,4 +1,4 @@
-// The browser fence of a pool (DESIGN §5 Safety): the egress check shared by all its listeners,
+// The browser fence of a pool (docs/design.md §5 Safety): the egress check shared by all its listeners,
 // the Chromium switches that leave the proxy as the only way out, and the count of refusals. Each
 // Chromium gets a listener of its own for its launch-level proxy (connections no episode opened:
 // the default context, the browser's own requests), and each episode's browser context gets one

@@ -1,4 +1,4 @@
-// One episode on one browser (DESIGN §5), as named steps that read top to bottom:
+// One episode on one browser (docs/design.md §5), as named steps that read top to bottom:
 //   open      a fresh context behind a fence listener of its own, the injected script, and its session
 //   start     init navigation with retries, first settle and observation, the start-page wall check
 //   step ×N   decide (the policy, bounded) → act (the tool calls) → settle → observe

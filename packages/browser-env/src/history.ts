@@ -1,4 +1,4 @@
-// History entries (DESIGN §5): each earlier step as text memory for the policy, in the requested
+// History entries (docs/design.md §5): each earlier step as text memory for the policy, in the requested
 // mode — `full` keeps reasoning and effects, `hide_thinking` drops reasoning, `action_only` keeps
 // only the calls. The policy's raw output travels along so a language model can replay its own
 // turn (it applies the mode to that text itself). Pure logic.

@@ -1,4 +1,4 @@
-// @owrl/browser-env: the browser environment of owrl (DESIGN §5) — a pool of Playwright-driven
+// @owrl/browser-env: the browser environment of owrl (docs/design.md §5) — a pool of Playwright-driven
 // Chromium running episodes of the 13 OpenWebRL tools with typed effects, observations,
 // terminations and diagnostics; plus the pure pieces (effect classification, URL safety, error
 // classification, history) for reuse and tests. The /proc readers are in `@owrl/browser-env/testing`.

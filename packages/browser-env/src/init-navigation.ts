@@ -1,7 +1,7 @@
-// The init phase of an episode (DESIGN §5): navigate to the start URL under the init-navigation
+// The init phase of an episode (docs/design.md §5): navigate to the start URL under the init-navigation
 // timeout, retry transient failures (connection refused/reset, DNS, timeout, 5xx, 429) with
 // exponential backoff, and refuse a start page that is a bot wall. Failure is an EpisodeEnd:
-// INIT_ERROR with a reason code, or ENV_ERROR `bot_wall` for a wall (a site failure in DESIGN §5,
+// INIT_ERROR with a reason code, or ENV_ERROR `bot_wall` for a wall (a site failure in docs/design.md §5,
 // never retried: walls do not clear for an agent that cannot solve them).
 import type { Response } from 'playwright-core';
 import { bounded, settleWithin, sleep } from './async-util.js';

@@ -1,4 +1,4 @@
-// Which URLs and hosts a page may reach (DESIGN §5 Safety), by their text: http(s) only, no
+// Which URLs and hosts a page may reach (docs/design.md §5 Safety), by their text: http(s) only, no
 // loopback, private, link-local, CGNAT or cloud-metadata address or name unless the run allowlists
 // its host:port. The tools refuse such a start URL or goto_url at once with it; what a page does
 // on its own is checked at the connection by the fence (egress-check.ts), which also resolves

@@ -1,4 +1,4 @@
-// The observation of a step (DESIGN §5 Observation): one in-page walk of the active tab
+// The observation of a step (docs/design.md §5 Observation): one in-page walk of the active tab
 // (elements, texts, scroll, wall signals), the tab list, and a JPEG screenshot when the policy
 // reads screenshots or the episode keeps one per step for inspection. Bounded by a deadline: an unresponsive page raises EpisodeEnd.
 import type { Observation, TabInfo } from '@owrl/core';

@@ -1,4 +1,4 @@
-// Options of the browser pool, their defaults (DESIGN §1/§5) and validation with messages that
+// Options of the browser pool, their defaults (docs/design.md §1/§5) and validation with messages that
 // name the option and the value.
 import { DEFAULTS, noopMeter, type Meter } from '@owrl/core';
 import { ANSWER_CACHE_MS, type HostLookup } from './egress-check.js';

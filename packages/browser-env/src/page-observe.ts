@@ -6,7 +6,7 @@ import type { ElementInfo, TextItem } from '@owrl/core';
 import type { WallSignals } from './bot-wall.js';
 import { cleanText, isVisible, wallSignalsInPage, type InjectedConfig, type PageRegistry } from './page-shared.js';
 
-/** Selector of interactive elements (DESIGN §5 observation). */
+/** Selector of interactive elements (docs/design.md §5 observation). */
 export const INTERACTIVE_SELECTOR = [
   'a',
   'button',

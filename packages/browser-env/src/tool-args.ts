@@ -1,4 +1,4 @@
-// Validation of tool-call arguments (DESIGN §5 tools, OpenWebRL parameter names) into typed calls,
+// Validation of tool-call arguments (docs/design.md §5 tools, OpenWebRL parameter names) into typed calls,
 // and key-name normalisation for press_keys. Pure logic; bad arguments raise ToolCallError
 // `bad_args` with a message naming the parameter and value, which the agent sees as an effect.
 import { isToolName, type ToolCallSpec } from '@owrl/core';

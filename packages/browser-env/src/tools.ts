@@ -1,4 +1,4 @@
-// Execution of one tool call on the active tab (DESIGN §5 Tools): resolve the target (point or
+// Execution of one tool call on the active tab (docs/design.md §5 Tools): resolve the target (point or
 // element id), act through Playwright's mouse and keyboard, wait for the page's reaction, and
 // classify the effects from a before/after snapshot. Failures the agent can learn from come back
 // as a failed ToolCallResult; the episode ends only through EpisodeEnd (crash, abort, ...).

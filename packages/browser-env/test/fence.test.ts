@@ -1,4 +1,4 @@
-// The browser fence in real Chromium (DESIGN §5 Safety): every way a page can get to a loopback
+// The browser fence in real Chromium (docs/design.md §5 Safety): every way a page can get to a loopback
 // port outside the allowlist — redirect hops (302, 307, a chain, meta refresh, a script's
 // location), fetches and WebSockets from the page, from dedicated, shared and service workers,
 // the odd literal forms of 127.0.0.1, a name that answers a public address first and 127.0.0.1

@@ -1,5 +1,5 @@
 // test-run: alone (measures the memory of its own Chromium processes over 80 episodes)
-// Hygiene over many episodes (DESIGN §5): 80 short episodes through one pool of 4 slots that
+// Hygiene over many episodes (docs/design.md §5): 80 short episodes through one pool of 4 slots that
 // recycles Chromium every 20 episodes (4 browsers, 3 recycles; 300 episodes recycled every 50
 // took minutes of `npm test` for no further check). Afterwards no Chromium process of ours is
 // left, alive or zombie, and the memory of our Chromium processes, sampled every 20 episodes,

@@ -1,4 +1,4 @@
-// @owrl/bus: the NATS JetStream layer of owrl (DESIGN §4): topology, typed publish/consume with
+// @owrl/bus: the NATS JetStream layer of owrl (docs/design.md §4): topology, typed publish/consume with
 // dedupe, working() and dead-lettering, the DLQ mover, and typed KV wrappers.
 export {
   BusError,

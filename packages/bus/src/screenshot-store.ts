@@ -1,4 +1,4 @@
-// The screenshot store (DESIGN §9): per-step screenshots kept apart from the trajectory messages
+// The screenshot store (docs/design.md §4): per-step screenshots kept apart from the trajectory messages
 // that mention them, content-addressed by the sha256 of their bytes. Each picture is one message
 // on `owrl.shots.<sha256>` of the OWRL_SHOTS stream (one message per subject, so a picture stored
 // twice is kept once; retention by age and bytes, oldest first). Trajectories carry an ImageRef;

@@ -1,4 +1,4 @@
-// The JetStream topology of owrl (DESIGN §4) in one place: stream, consumer and KV bucket names,
+// The JetStream topology of owrl (docs/design.md §4) in one place: stream, consumer and KV bucket names,
 // subject helpers, the desired configuration resolved from options (pure), and ensureTopology(),
 // which creates or updates all of it idempotently; every service calls it at start.
 import { type JetStreamManager, type ConsumerConfig, type StreamConfig, AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';

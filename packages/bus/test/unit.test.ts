@@ -57,7 +57,7 @@ void describe('subject helpers', () => {
 });
 
 void describe('resolveTopology', () => {
-  void it('has the defaults of DESIGN §4', () => {
+  void it('has the defaults of docs/design.md §4', () => {
     const t = resolveTopology();
     const tasks = t.streams.find((s) => s.name === STREAM_TASKS);
     assert.deepEqual(

@@ -1,4 +1,4 @@
-// Defaults of the OpenWebRL recipe (DESIGN §1) that the project ships. Every service reads its
+// Defaults of the OpenWebRL recipe (docs/design.md §1) that the project ships. Every service reads its
 // configuration from these, overridden by environment variables or flags.
 
 export interface CurriculumStage {

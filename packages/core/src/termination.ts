@@ -1,4 +1,4 @@
-// Termination classes (DESIGN §5) and the reason codes an episode ends with, defined once. The
+// Termination classes (docs/design.md §5) and the reason codes an episode ends with, defined once. The
 // wire carries the reason as a readable string (`Termination.reason`); this module is its single
 // source of truth: browser-env and the actor produce these codes, the judge excludes by them, the
 // learner counts host failures by their `fault`, and the reports group by it. Pure.

@@ -1,4 +1,4 @@
-// The reward pipeline (DESIGN §7): infrastructure terminations are excluded, then the format
+// The reward pipeline (docs/design.md §7): infrastructure terminations are excluded, then the format
 // check, then the rule filter (no done() → 0), then the first verdict source that can judge.
 // Judge failures and timeouts are exclusions, never rewards. Pure apart from what the sources do.
 import { FORMAT_ZERO_CLASSES, INFRASTRUCTURE_CLASSES, outcomeKey, type TerminationClassName } from '@owrl/core';
@@ -20,7 +20,7 @@ export interface JudgeDeps {
    */
   sources?: readonly VerdictProvider[];
   /**
-   * Shadow mode (DESIGN §7): when the task's verifier decides, this source (the judge model) also
+   * Shadow mode (docs/design.md §7): when the task's verifier decides, this source (the judge model) also
    * judges the trajectory, concurrently; its verdict is recorded next to the reward but never
    * changes it. Its failures only leave the shadow empty.
    */

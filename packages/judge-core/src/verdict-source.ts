@@ -1,5 +1,5 @@
 // Verdict sources: pluggable deciders consulted after the format and rule stages. The task's
-// programmatic verifier is one; a judge model (DESIGN §7 `model`) plugs in through the same
+// programmatic verifier is one; a judge model (docs/design.md §7 `model`) plugs in through the same
 // interface. Named VerdictProvider because `VerdictSource` is the wire enum of @owrl/proto.
 import { VerdictSource, type Trajectory } from '@owrl/proto';
 import type { CheckResult } from './check-result.js';

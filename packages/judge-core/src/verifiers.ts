@@ -1,4 +1,4 @@
-// The three programmatic checks a bundled task can carry (DESIGN §7 `verifier`), behind one
+// The three programmatic checks a bundled task can carry (docs/design.md §7 `verifier`), behind one
 // interface so tests and deployments can swap any of them. The default set uses global fetch.
 import type { AnswerMatch, PageEval, PageExpression, SiteStateCheck } from '@owrl/proto';
 import { matchAnswer } from './answer-match.js';

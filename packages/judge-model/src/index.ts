@@ -1,4 +1,4 @@
-// @owrl/judge-model: the judge model (DESIGN §7 `model`), two backends behind one BatchScorer:
+// @owrl/judge-model: the judge model (docs/design.md §7 `model`), two backends behind one BatchScorer:
 // an ONNX judge run by onnxruntime-node in worker threads (P(success) from one forward pass, the
 // yes/no logits at the last prompt token; decoder-only and vision-language layouts) and an API
 // judge on an OpenAI-compatible chat completions endpoint (P(yes) from the yes/no log-probs, else

@@ -1,4 +1,4 @@
-// The judge model as a judge-core verdict source (DESIGN §7 `model`): concurrent judge() calls
+// The judge model as a judge-core verdict source (docs/design.md §7 `model`): concurrent judge() calls
 // are gathered for a short window into one scoreBatch; P(yes) ≥ threshold is a success. Timeouts
 // and failures are `unavailable` outcomes (excluded by the pipeline), never a reward of 0.
 import type { SourceResult, VerdictContext, VerdictProvider } from '@owrl/judge-core';

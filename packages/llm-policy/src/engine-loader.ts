@@ -1,5 +1,5 @@
 // Makes a serving engine load a published policy version through the engine's own HTTP API
-// (DESIGN §6, docs/trainer.md), once per version, so that actors naming the version's
+// (docs/design.md §6, docs/trainer.md), once per version, so that actors naming the version's
 // `serve_name` never reach an engine that lacks it. Intended caller: the learner, after the
 // trainer answered and before it moves the weights pointer (`await loader.loadVersion(artifact)`).
 //

@@ -1,4 +1,4 @@
-// @owrl/llm-policy: the `openai` policy backend (DESIGN §6) — a vision-language model behind an
+// @owrl/llm-policy: the `openai` policy backend (docs/design.md §6) — a vision-language model behind an
 // OpenAI-compatible endpoint (vLLM, SGLang, a hosted API) in OpenWebRL's agent format: the tool
 // schemas, the pure prompt renderer, the reply parser (native and Qwen-style text tool calls),
 // token-level traces, and the HTTP client with retries.

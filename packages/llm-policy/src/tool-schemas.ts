@@ -1,4 +1,4 @@
-// The 13 atomic browser tools of OpenWebRL (DESIGN §5) as JSON-schema function definitions, the
+// The 13 atomic browser tools of OpenWebRL (docs/design.md §5) as JSON-schema function definitions, the
 // form an OpenAI-compatible server takes in `tools` and renders into the model's prompt. Names and
 // parameters follow OpenWebRL; every point may instead be an element id from the observation.
 // Pure data; the coordinate system changes only the wording of the point parameters.

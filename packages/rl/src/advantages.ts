@@ -1,4 +1,4 @@
-// Group-relative advantages of GRPO and the dynamic-sampling fate of a group (DESIGN §1).
+// Group-relative advantages of GRPO and the dynamic-sampling fate of a group (docs/design.md §1).
 import { DEFAULTS } from '@owrl/core';
 import { RlError, RlErrorCode } from './errors.js';
 

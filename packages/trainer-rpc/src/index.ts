@@ -1,4 +1,4 @@
-// @owrl/trainer-rpc: the trainer contract (DESIGN §6, docs/trainer.md) over gRPC — a server that
+// @owrl/trainer-rpc: the trainer contract (docs/design.md §6, docs/trainer.md) over gRPC — a server that
 // puts any PolicyTrainer behind owrl.v1.Trainer, the RemoteTrainer client the learner uses for a
 // trainer in another process, the request/answer checks both sides share, and errors that keep
 // their codes across the wire, and grpc-js handlers typed by a generated service descriptor

@@ -1,4 +1,4 @@
-// The judge service (DESIGN §7) as a library: the consume → judge → publish → ack loop and its
+// The judge service (docs/design.md §7) as a library: the consume → judge → publish → ack loop and its
 // metrics; main.ts wires it to the environment.
 export { JudgeService, type JudgeServiceOptions, type JudgeStats } from './judge-service.js';
 export { createJudgeMetrics, type JudgeMetrics } from './judge-metrics.js';
