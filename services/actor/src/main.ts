@@ -27,7 +27,7 @@ runService({
       config.openai && config.loadWeights && (config.openai.engine === 'vllm' || config.openai.engine === 'sglang')
         ? new EngineWeightLoader({ engine: config.openai.engine, baseUrl: config.openai.baseUrl, ...(config.openai.apiKey ? { apiKey: config.openai.apiKey } : {}), logger })
         : undefined;
-    const backend = config.openai ? openaiBackend(config.openai, logger, loader) : pointerBackend();
+    const backend = config.openai ? openaiBackend(config.openai, logger, loader, meter) : pointerBackend();
     logger.info({ policy: config.policy, kinds: backend.kinds, ...(config.openai ? { baseUrl: config.openai.baseUrl, model: config.openai.model, engine: config.openai.engine, loadWeights: loader !== undefined } : {}) }, 'policy backend');
     const policies = new PolicyHolder(logger, backend);
     const closeBrowsers = async () => {

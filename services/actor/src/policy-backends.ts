@@ -11,7 +11,7 @@
 import { defaultServeName, OpenAIPolicy, type EngineWeightLoader, type OpenAIPolicyConfig } from '@owrl/llm-policy';
 import { OnnxPointerPolicy, POLICY_KIND, type Policy } from '@owrl/policy';
 import type { PolicyArtifact } from '@owrl/proto';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger, Meter } from '@owrl/core';
 import { fetchArtifact } from './artifact-fetch.js';
 
 export interface PolicyBackend {
@@ -41,16 +41,16 @@ export function servedModel(a: PolicyArtifact, configured: string): { model: str
  * adapter or full weights) before an OpenAIPolicy names it; without one the engine is expected to
  * have it already.
  */
-export function openaiBackend(cfg: OpenAIPolicyConfig, logger: Logger, loader?: EngineWeightLoader): PolicyBackend {
+export function openaiBackend(cfg: OpenAIPolicyConfig, logger: Logger, loader?: EngineWeightLoader, meter?: Meter): PolicyBackend {
   return {
     name: 'openai',
     kinds: ['lora-adapter', 'full-weights'],
     load: async (a) => {
       // a version without a uri is the model as served (version 0 of a language-model run)
-      if (a.uri === '') return new OpenAIPolicy({ ...cfg, model: a.serveName || cfg.model, version: a.version, logger });
+      if (a.uri === '') return new OpenAIPolicy({ ...cfg, model: a.serveName || cfg.model, version: a.version, logger, ...(meter ? { meter } : {}) });
       if (loader) await loader.loadVersion(a);
       const { model, adapter } = servedModel(a, cfg.model);
-      return new OpenAIPolicy({ ...cfg, model, ...(adapter ? { adapter } : {}), version: a.version, logger });
+      return new OpenAIPolicy({ ...cfg, model, ...(adapter ? { adapter } : {}), version: a.version, logger, ...(meter ? { meter } : {}) });
     },
   };
 }

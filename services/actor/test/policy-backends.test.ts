@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError, silentLogger } from '@owrl/core';
+import { ConfigError, MemoryMeter, silentLogger } from '@owrl/core';
 import { EngineWeightLoader } from '@owrl/llm-policy';
 import { make, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
 import type { PolicyInput } from '@owrl/policy';
@@ -75,7 +75,8 @@ void describe('actor policy backends', () => {
 
   void it('openai: each version runs as the model the engine serves it under, and names it in every request', async () => {
     const cfg = loadActorConfig({ OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: srv.url, OWRL_POLICY_MODEL: 'Qwen/Qwen3-VL-4B-Instruct', OWRL_POLICY_RETRIES: '0' });
-    const holder = new PolicyHolder(silentLogger, openaiBackend(cfg.openai!, silentLogger));
+    const meter = new MemoryMeter();
+    const holder = new PolicyHolder(silentLogger, openaiBackend(cfg.openai!, silentLogger, undefined, meter));
     srv.adapters.set('owrl-v3', '/shared/v3'); // the learner had the engine load it
     holder.offer(artifact(3, 'lora-adapter', 'owrl-v3'));
     await holder.waitFor(3, 2000);
@@ -96,6 +97,8 @@ void describe('actor policy backends', () => {
     h4.release();
     assert.equal(h4.version, 4);
     assert.equal(srv.requests.at(-1)?.model, 'Qwen/Qwen3-VL-4B-Instruct');
+    // The policies record on the actor's meter, so owrl_policy_* reach its /metrics.
+    assert.equal(meter.value('owrl_policy_requests_total', { outcome: 'ok' }), 2);
     await holder.close();
   });
 
