@@ -16,22 +16,21 @@
 // services' consumers run with confirmAcks off: every one of them dedupes a redelivery).
 // Neither side is watched on its path: the owrl run's captures unsubscribe once they hold their
 // messages, and the scored trajectories are not observed (observeScored: the fleet bench's lags).
-// Until 2026-12-01 both subscriptions stayed open for the whole run, so the nats-server sent every
-// trajectory once and every scored trajectory twice more, to this process (counted as the owrl
-// path's nats-server CPU), which decoded each scored trajectory whole on the same 2 cores: work of
-// the bench, not of the owrl path, and none of it on the raw side.
+// Subscriptions left open would have the nats-server send every trajectory and scored trajectory
+// to this process too (counted as the owrl path's nats-server CPU) and this process decode them on
+// the same cores: work of the bench, not of the owrl path, and none of it on the raw side.
 //   npm run bench -- bus [--slots 256] [--window 30] [--messages 8000] [--round-groups 10000] [--root DIR] [--env KEY=VALUE ...]
 // --round-groups: groups per learner update (async). The default is more than the window fills,
 // so no update falls in it: the path the ratio measures is the bus, the judge and the learner's
 // ingestion (the issue's definition), not the learner's CPU pointer update, which on this
 // 2-core machine shares the cores with the path (a GPU run trains elsewhere: a remote trainer).
 // The learner then holds every result it took in (its memory grows with the window). A size the
-// window fills (e.g. 64, the default until 2026-12-01) puts updates in the path too; the figures
-// then give the update's share of the window and the rate between updates.
+// window fills (e.g. 64) puts updates in the path too; the figures then give the update's share
+// of the window and the rate between updates.
 // A change that moves work from ingestion to the update is not judged by the default window,
-// which counts the first and none of the second: run it with --round-groups 64 as well (the
-// learner's held steps read back from the stream, 2026-12-02, were 25 % faster without updates
-// and 14 % slower with them, and slower at 8000 slots: docs/sizing.md).
+// which counts the first and none of the second: run it with --round-groups 64 as well (reading
+// held steps back from the stream, OWRL_HELD_STEPS=stream, looks faster without updates and is
+// slower with them).
 // --env KEY=VALUE: extra environment of every owrl service (repeatable), e.g. OWRL_HELD_STEPS=stream.
 // --root: a folder whose services/<name>/dist/src/main.js are run instead of this checkout's
 // (e.g. symlinks to another build of the learner), to compare before and after a change.

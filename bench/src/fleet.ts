@@ -85,9 +85,9 @@ export async function fleetBench(args: string[]): Promise<Record<string, unknown
       stepMedianS: 5,
       // An update per roundShare × slots trajectories (groups of 5). The default 0.45 is the
       // paper's ratio (8 groups × 5 = 40 trajectories per update at 80–100 rollouts in flight):
-      // at 8000 slots no result went stale. 0.125 (slots/8, the earlier default) makes a mean
-      // episode span ~8 updates, and 45–54 % of the results came back too many versions late and
-      // were run again. See docs/sizing.md, "8000 slots at a time scale the machine carries".
+      // at 8000 slots no result goes stale. A quarter of that (slots/8) makes a mean episode span
+      // ~8 updates, and about half the results come back too many versions late and are run again
+      // (docs/sizing.md §4, staleness).
       groupsPerRound: Math.max(8, Math.ceil((roundShare * slots) / 5)),
       staggered: true,
       meanRealEpisodeS: meanReal,

@@ -134,9 +134,9 @@ export async function weightsBench(args: string[]): Promise<Record<string, unkno
       await system.waitForActors(nActors, { timeoutMs: 300_000 });
       await allSwapped(0, 300_000);
       // Then until the actors' start-up is over (their browsers' own start-up work included): 8
-      // actors starting at once hold the 2 cores for seconds after they run v0, and v1 then
-      // measured that start (687 and 1058 ms on 2026-12-02, against 64–266 for v2–v20). In a run
-      // the first update comes a round after the fleet started.
+      // actors starting at once hold the 2 cores for seconds after they run v0, and v1 would
+      // measure that start (several times the lag of later versions). In a run the first update
+      // comes a round after the fleet started.
       const settle = await waitForQuiet(() => names.flatMap((n) => [system.process(n).pid ?? 0, ...system.process(n).descendantPids()]));
       process.stderr.write(`bench weights: actors quiet after ${settle.waitedS} s (${settle.cpuPct} % of a core over the last second)\n`);
 

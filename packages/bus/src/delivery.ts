@@ -161,8 +161,8 @@ export class DeliveryImpl<T> implements Delivery<T> {
     // nats-core's MsgImpl keeps the delivered bytes (headers and payload) in `_rdata`, and answers
     // an empty payload when it is unset. Its message arguments (`_msg.subject`, `_msg.reply`) are
     // views of the socket read they came in, unless the payload spanned reads: they are copied,
-    // or each held delivery kept that whole read (64 KiB) alive after its payload was let go (a
-    // learner holding 20 000 results kept 223 MB of reads so, the bus bench of 2026-12-02).
+    // or each held delivery keeps that whole read (64 KiB) alive after its payload was let go (a
+    // learner holding 20 000 results would keep hundreds of MB of reads so).
     // Checked by the bus tests against the client version (a moved field fails them).
     const msg = (this.m as unknown as { msg?: ClientMsg }).msg;
     if (!msg) return;

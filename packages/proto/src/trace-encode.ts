@@ -270,10 +270,9 @@ export function writesTraceDirectly(trace: PolicyTrace): boolean {
   return pointerPlan(trace) !== undefined;
 }
 
-// Steps written directly (see the module comment). A synthetic actor's trajectory (11 steps of
-// tool calls, effects and a pointer trace on average, 49 KB) took 0.34 ms to encode when only the
-// pointer traces were written directly and the rest of each step went through protobuf-es, and
-// takes 0.13-0.15 ms now (2026-12-02). The fields are written in protobuf-es's order (by number).
+// Steps written directly (see the module comment): through protobuf-es, the rest of each step cost
+// more than twice the whole direct encoding of a trajectory (`npm run bench -- bus` shows the
+// encoding's share of an actor). The fields are written in protobuf-es's order (by number).
 
 /** Field number of Trajectory.steps. */
 const TRAJ_STEPS = 6;

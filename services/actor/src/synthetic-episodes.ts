@@ -234,11 +234,11 @@ function stepOf(index: number, startUrl: string, rng: () => number, last: boolea
  * Pointer traces and step reasoning drawn per episode from a pool made once per runner (per
  * sampling temperature), not anew per step: what a step holds is content the browser and the
  * policy would have produced, work this stand-in does not have to repeat to stand in for it. Made
- * anew per step, the random traces and texts were a quarter of a synthetic actor's CPU and most
- * of its garbage (the bus bench, 2026-12-01), charged to the path it measures. The pooled traces
- * are sealed (sealTrace): encoded once, their bytes copied into each trajectory, where writing
- * the same trace again was 145 of a trajectory's 200 µs of encoding (2026-12-03); a browser actor
- * writes each of its traces once, on its own node. Every trajectory is still built, encoded and
+ * anew per step, the random traces and texts are a quarter of a synthetic actor's CPU and most
+ * of its garbage, charged to the path the bus bench measures. The pooled traces are sealed
+ * (sealTrace): encoded once, their bytes copied into each trajectory, where writing the same trace
+ * again would be most of a trajectory's encoding; a browser actor writes each of its traces once,
+ * on its own node. Every trajectory is still built, encoded and
  * published whole, as a browser actor's is.
  */
 const POOL = 64;

@@ -1,6 +1,6 @@
-// Async mode: while an update is written ahead the loop takes no result in, and until 2026-12-02
-// it dispatched nothing either: every slot that finished in those seconds stood idle until the
-// write-ahead was over (12–30 s once per update at 8000 slots). Against a real nats-server, with
+// Async mode: while an update is written ahead the loop takes no result in, but it goes on
+// dispatching: a slot that finishes in those seconds must not stand idle until the write-ahead is
+// over (12–30 s once per update at 8000 slots). Against a real nats-server, with
 // the first write-ahead held open by the test: the slots that finish meanwhile get new requests
 // before it ends, and the run still finishes with every rollout trained.
 import { after, before, test } from 'node:test';
