@@ -115,6 +115,7 @@ export async function startFakeTrainer(opts: FakeTrainerOptions): Promise<FakeTr
       latestVersion: latest(),
       restorableVersions: [0n, ...double.versions.keys()],
       maxGroupBytes: BigInt(64 << 20),
+      baseModel,
     });
 
   /** The reason a group is not acceptable, or undefined. */
