@@ -1,9 +1,12 @@
-// One Chromium process serving many episodes: launch with the hardening switches, find its pid
-// through a marker switch, report its process-tree memory (PSS and RSS) and uptime, notice a crash, and close
-// it so that no process of its tree survives (graceful close, then SIGKILL of tree and group).
+// One Chromium process serving many episodes: launch with the hardening switches behind the
+// fence (its launch-level proxy is a fence listener of its own), find its pid through a marker
+// switch, report its process-tree memory (PSS and RSS) and uptime, notice a crash, and close it so
+// that no process of its tree survives (graceful close, then SIGKILL of tree and group).
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { chromium, type Browser } from 'playwright-core';
+import { EgressFence, FENCE_ARGS } from './egress-fence.js';
+import type { EgressProxy } from './egress-proxy.js';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
 import type { Logger } from './logger.js';
 import type { ResolvedOptions } from './options.js';
@@ -89,11 +92,14 @@ export class BrowserInstance {
   private memAt = 0;
   private memValue: TreeMemory = NO_MEMORY;
   private readonly log: Logger;
+  /** The fence listener of the launch-level proxy: connections no episode's context opened. */
+  private readonly proxy: EgressProxy;
 
-  private constructor(id: number, browser: Browser, pid: number | null, log: Logger) {
+  private constructor(id: number, browser: Browser, pid: number | null, proxy: EgressProxy, log: Logger) {
     this.id = id;
     this.browser = browser;
     this.pid = pid;
+    this.proxy = proxy;
     this.startedAt = Date.now();
     this.log = log;
     // every running episode listens for the crash (and stops listening when it ends)
@@ -106,16 +112,22 @@ export class BrowserInstance {
     });
   }
 
-  /** @throws BrowserEnvError(BROWSER_ENV_LAUNCH_FAILED) when Chromium does not start. */
-  static async launch(id: number, o: ResolvedOptions): Promise<BrowserInstance> {
+  /**
+   * Launches Chromium behind `fence`: its launch-level proxy is a listener of its own, which every
+   * context without a proxy of its own uses (an episode's context gets its own, see episode-runner.ts).
+   * @throws BrowserEnvError(BROWSER_ENV_LAUNCH_FAILED) when Chromium does not start.
+   */
+  static async launch(id: number, o: ResolvedOptions, fence: EgressFence): Promise<BrowserInstance> {
     const marker = `--owrl-browser=${process.pid}-${id}-${randomBytes(4).toString('hex')}`;
-    const args = chromiumArgs([...o.extraArgs, marker]);
+    const args = chromiumArgs([...o.extraArgs, ...FENCE_ARGS, marker]);
+    const proxy = await fence.open();
     let browser: Browser;
     try {
       browser = await chromium.launch({
         executablePath: o.executablePath,
         headless: o.headless,
         args,
+        proxy: EgressFence.proxySettings(proxy),
         timeout: 60_000,
         // the owner of the pool decides about shutdown; close() kills the tree
         handleSIGINT: false,
@@ -123,11 +135,12 @@ export class BrowserInstance {
         handleSIGHUP: false,
       });
     } catch (e) {
+      await proxy.close();
       throw new BrowserEnvError(BrowserEnvErrorCode.LAUNCH_FAILED, `cannot launch Chromium at ${o.executablePath}: ${(e as Error).message}`, { cause: e });
     }
     const pid = findByMarker(marker);
-    o.logger.info({ browser: id, pid, version: browser.version() }, 'chromium launched');
-    return new BrowserInstance(id, browser, pid, o.logger);
+    o.logger.info({ browser: id, pid, version: browser.version(), proxy: proxy.url }, 'chromium launched');
+    return new BrowserInstance(id, browser, pid, proxy, o.logger);
   }
 
   /** True once close() was called: a disconnect after it is not a crash. */
@@ -203,6 +216,7 @@ export class BrowserInstance {
       groupLeft ? pid : undefined,
     );
     if (!ok) await wait(graceful, 5000, false);
+    await this.proxy.close();
     this.log.info({ browser: this.id, episodes: this.episodes, uptimeS: Math.round(this.uptimeS()), killed: left.length, group: groupLeft }, 'chromium closed');
   }
 }

@@ -1,12 +1,13 @@
 // The pool of the actor: one Chromium at a time serving many concurrent episodes, each in a fresh
-// context. Recycles Chromium after N episodes or above a memory (PSS) ceiling (the old one drains
-// and closes when its episodes end), replaces a crashed one, and closes everything on close().
+// context behind the pool's egress fence (egress-fence.ts). Recycles Chromium after N episodes or
+// above a memory (PSS) ceiling (the old one drains and closes when its episodes end), replaces a
+// crashed one, and closes everything on close().
 import { describeError } from '@owrl/core';
 import { BrowserInstance } from './browser-instance.js';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
 import { runEpisodeOn } from './episode-runner.js';
 import { validateSpec } from './episode-spec.js';
-import { DnsVerdicts } from './guard.js';
+import { EgressFence } from './egress-fence.js';
 import { resolveOptions, type BrowserEnvOptions, type ResolvedOptions } from './options.js';
 import type { EpisodeHooks, EpisodePolicy, EpisodeResult, EpisodeSpec } from './types.js';
 
@@ -28,7 +29,7 @@ export interface PoolStats {
 
 export class BrowserPool {
   private readonly o: ResolvedOptions;
-  private readonly dns: DnsVerdicts;
+  private readonly fence: EgressFence;
   private current: BrowserInstance | null = null;
   private launching: Promise<BrowserInstance> | null = null;
   private readonly live = new Set<BrowserInstance>();
@@ -39,7 +40,7 @@ export class BrowserPool {
   /** @throws BrowserEnvError(BROWSER_ENV_BAD_OPTION) naming a bad option. */
   constructor(opts: BrowserEnvOptions = {}) {
     this.o = resolveOptions(opts);
-    this.dns = new DnsVerdicts(this.o.dnsLookup);
+    this.fence = new EgressFence({ allowHosts: this.o.allowHosts, lookup: this.o.dnsLookup, dial: this.o.dial, logger: this.o.logger, meter: this.o.meter });
   }
 
   get options(): Readonly<ResolvedOptions> {
@@ -67,7 +68,7 @@ export class BrowserPool {
       return launchFailure<T>(e);
     }
     try {
-      return await runEpisodeOn({ inst, o: this.o, dns: this.dns, onCloseTimeout: () => this.retire(inst) }, spec, policy, hooks);
+      return await runEpisodeOn({ inst, o: this.o, fence: this.fence, onCloseTimeout: () => this.retire(inst) }, spec, policy, hooks);
     } finally {
       inst.active--;
       this.afterEpisode(inst);
@@ -129,7 +130,7 @@ export class BrowserPool {
       if (cur) this.retire(cur);
       if (!this.launching) {
         const id = this.nextId++;
-        this.launching = BrowserInstance.launch(id, this.o).finally(() => {
+        this.launching = BrowserInstance.launch(id, this.o, this.fence).finally(() => {
           this.launching = null;
         });
         const inst = await this.launching;
@@ -203,6 +204,8 @@ function launchFailure<T>(e: unknown): EpisodeResult<T> {
       errorMessage: d.message,
       errorStack: d.stack,
       wallMs: 0,
+      blocked: [],
+      blockedTotal: 0,
     },
   };
 }

@@ -15,10 +15,13 @@ export interface CallEvents {
   newTabs: string[];
   dialogs: { type: string; message: string }[];
   downloads: { filename: string; url: string }[];
-  /** Main-frame navigations the request guard refused. */
-  blocked: { url: string; reason: string }[];
-  /** Other requests of the page (fetch, XHR, subresources, frames) the request guard refused. */
-  blockedRequests: { url: string; reason: string }[];
+  /** Main-frame navigations the fence refused (`range`: the class of the refused address, '' when none). */
+  blocked: { url: string; reason: string; range?: string }[];
+  /**
+   * Other connections of the episode's pages, frames and workers the fence refused (fetch, XHR,
+   * subresources, WebSockets; a tunnel's only by host:port when no page request names its URL).
+   */
+  blockedRequests: { url: string; reason: string; range?: string }[];
   /** File choosers the page opened (always dismissed: the agent cannot upload files). */
   fileChoosers: { multiple: boolean }[];
   /** Status of a main-frame document response during the call (0 when none). */
@@ -103,12 +106,20 @@ function fieldName(f: { role: string; name: string }): string {
 export function computeEffects(intent: CallIntent, before: RawSnapshot | null, after: RawSnapshot | null, ev: CallEvents): EffectRecord[] {
   const out: EffectRecord[] = [];
   for (const b of ev.blocked) {
-    out.push(fx('blocked', `blocked: ${shortUrl(b.url)} (${b.reason.replace(/_/g, ' ')})`, { reason: b.reason, url: b.url }));
+    out.push(fx('blocked', `blocked: ${shortUrl(b.url)} (${b.reason.replace(/_/g, ' ')})`, { reason: b.reason, url: b.url, ...(b.range ? { range: b.range } : {}) }));
   }
   const br = ev.blockedRequests[0];
   if (br) {
     const more = ev.blockedRequests.length > 1 ? ` and ${ev.blockedRequests.length - 1} more` : '';
-    out.push(fx('blocked', `blocked: page request to ${shortUrl(br.url)} (${br.reason.replace(/_/g, ' ')})${more}`, { reason: br.reason, url: br.url, request: 'subresource', count: String(ev.blockedRequests.length) }));
+    out.push(
+      fx('blocked', `blocked: page request to ${shortUrl(br.url)} (${br.reason.replace(/_/g, ' ')})${more}`, {
+        reason: br.reason,
+        url: br.url,
+        request: 'subresource',
+        count: String(ev.blockedRequests.length),
+        ...(br.range ? { range: br.range } : {}),
+      }),
+    );
   }
   if (ev.navError && ev.navError !== 'blocked' && ev.navError !== 'aborted') {
     out.push(fx('error', `error: ${ev.navError} loading ${shortUrl(ev.navErrorUrl)}`, { code: ev.navError, url: ev.navErrorUrl }));

@@ -1,5 +1,5 @@
 // One episode on one browser (DESIGN §5), as named steps that read top to bottom:
-//   open      a fresh context with the request guard and the injected script, and its session
+//   open      a fresh context behind a fence listener of its own, the injected script, and its session
 //   start     init navigation with retries, first settle and observation, the start-page wall check
 //   step ×N   decide (the policy, bounded) → act (the tool calls) → settle → observe
 //   classify  whatever stopped the episode becomes a termination class and reason
@@ -13,8 +13,9 @@ import { endOfFailedCall, httpHost } from './call-outcome.js';
 import { shortUrl } from './effects.js';
 import { episodeTimeouts } from './episode-spec.js';
 import { EpisodeEnd } from './errors.js';
+import { EgressFence } from './egress-fence.js';
+import type { EgressProxy, FenceEvent } from './egress-proxy.js';
 import { EpisodeSession } from './episode-session.js';
-import { installGuard, type DnsVerdicts } from './guard.js';
 import { historyEntry, parseErrorLine } from './history.js';
 import { navigateInitially } from './init-navigation.js';
 import { installInjectedScript } from './injected-script.js';
@@ -22,12 +23,12 @@ import { checkUrl } from './net-policy.js';
 import { observe, type ObserveResult } from './observe.js';
 import type { EnvTimeouts, ResolvedOptions } from './options.js';
 import { executeCall, type ExecContext } from './tools.js';
-import type { EpisodeHooks, EpisodePolicy, EpisodeResult, EpisodeSpec, EpisodeStep, EpisodeTermination, PageEval, StepDecision, StepTiming } from './types.js';
+import type { BlockedConnection, EpisodeHooks, EpisodePolicy, EpisodeResult, EpisodeSpec, EpisodeStep, EpisodeTermination, PageEval, StepDecision, StepTiming } from './types.js';
 
 export interface RunnerDeps {
   inst: BrowserInstance;
   o: ResolvedOptions;
-  dns: DnsVerdicts;
+  fence: EgressFence;
   /** Called when a context did not close in time (the pool then recycles the browser). */
   onCloseTimeout(): void;
 }
@@ -54,6 +55,9 @@ interface FinalPage {
   screenshot?: Uint8Array;
 }
 
+/** Refused connections an episode's diagnostics list by URL (the count goes on past them). */
+const BLOCKED_LISTED = 50;
+
 /** What the tool calls of a step came to. */
 interface ActOutcome {
   /** The policy called done (its answer is recorded). */
@@ -74,7 +78,12 @@ class EpisodeRun<T> {
   private taskTimer: ReturnType<typeof setTimeout> | undefined;
 
   private context: BrowserContext | null = null;
+  /** The fence listener of this episode's context. */
+  private proxy: EgressProxy | null = null;
   private session: EpisodeSession | null = null;
+  /** Connections the fence refused for this episode (the first BLOCKED_LISTED), and how many in all. */
+  private readonly blocked: BlockedConnection[] = [];
+  private blockedTotal = 0;
   private initAttempts = 0;
   private initOk = false;
   /** Set once the episode has ended: a step that completes after that is dropped. */
@@ -116,6 +125,7 @@ class EpisodeRun<T> {
     }
     const final = await this.inspectFinalPage();
     await this.closeContext();
+    await this.proxy?.close();
     return this.result(termination, final);
   }
 
@@ -163,26 +173,36 @@ class EpisodeRun<T> {
 
   // ---- open and start ----
 
-  /** A fresh context (guard, injected script) and its session. */
+  /** Told by this episode's fence listener: kept for the diagnostics, and told to the session for the effects. */
+  private onFenceEvent(e: FenceEvent): void {
+    if (e.outcome === 'refused') {
+      this.blockedTotal++;
+      if (this.blocked.length < BLOCKED_LISTED) this.blocked.push({ url: e.url, reason: e.reason, range: e.range, detail: e.detail });
+    }
+    this.session?.onFenceEvent(e);
+  }
+
+  /** A fresh context behind a fence listener of its own (every connection of its pages and workers passes it), the injected script, and its session. */
   private async open(): Promise<EpisodeSession> {
     const { o, inst, signal } = this;
     const v = checkUrl(this.spec.startUrl, o.allowHosts);
     if (!v.ok) throw new EpisodeEnd('INIT_ERROR', v.reason === 'private_address' ? 'blocked_url' : 'bad_url', `startUrl: ${v.detail}`);
     try {
+      this.proxy = await this.deps.fence.open((e) => this.onFenceEvent(e));
       const context = await bounded(
         inst.browser.newContext({
           viewport: o.viewport,
           userAgent: inst.userAgent,
           locale: 'en-US',
-          serviceWorkers: 'block', // their requests would bypass the guard
+          serviceWorkers: o.serviceWorkers,
           acceptDownloads: true,
+          proxy: EgressFence.proxySettings(this.proxy),
         }),
         this.t.closeMs,
         () => new Error('creating a browser context timed out'),
         signal,
       );
       this.context = context;
-      await installGuard(context, o.allowHosts, this.deps.dns, (b) => this.session?.onBlocked(b));
       await installInjectedScript(context);
       this.session = await EpisodeSession.open(context, this.log);
       return this.session;
@@ -466,6 +486,8 @@ class EpisodeRun<T> {
         errorMessage: this.errorInfo.message,
         errorStack: this.errorInfo.stack,
         wallMs,
+        blocked: [...this.blocked],
+        blockedTotal: this.blockedTotal,
       },
     };
     if (final.screenshot) result.finalScreenshot = final.screenshot;

@@ -1,14 +1,15 @@
 // The live state of one episode's browser context: which tab is active, what each tab's network
 // is doing (in-flight requests, main-frame navigations and their statuses), and the events of the
-// current tool call (dialogs, file choosers, downloads, refused navigations and requests, new
-// tabs). Provides the two waits of a step: the short reaction wait after each call and the settle
-// wait after the call chain.
+// current tool call (dialogs, file choosers, downloads, connections the fence refused, new tabs).
+// Provides the two waits of a step: the short reaction wait after each call and the settle wait
+// after the call chain.
 import type { BrowserContext, Dialog, Download, FileChooser, Page, Request, Response } from 'playwright-core';
 import { settleWithin } from './async-util.js';
 import { emptyEvents, type CallEvents } from './effects.js';
-import type { BlockedRequest } from './guard.js';
+import type { FenceEvent } from './egress-proxy.js';
+import { fenceFailure, fenceKey, isFenceShaped, RecentFenceEvents, type FencedFailure } from './fence-report.js';
 import type { Logger } from './logger.js';
-import { classifyNetError } from './net-errors.js';
+import { classifyNetError, type NetFailure } from './net-errors.js';
 import { callInjected } from './injected-script.js';
 import type { PageAttempts } from './page-helpers.js';
 
@@ -28,7 +29,8 @@ interface CallBuffer {
   blockedRequests: CallEvents['blockedRequests'];
   fileChoosers: CallEvents['fileChoosers'];
   status: Map<Page, number>;
-  navError: Map<Page, { code: string; url: string }>;
+  /** A failed main-frame navigation of each tab: its URL, when it failed (performance.now()), and why. */
+  navError: Map<Page, { url: string; at: number } & (NetFailure | FencedFailure)>;
   newTabs: string[];
   activeChanged: boolean;
   tabsBefore: number;
@@ -54,6 +56,8 @@ const CHOOSER_WAIT_MS = 1500;
 const NO_ATTEMPTS: PageAttempts = { popups: 0, choosers: 0 };
 /** How long fetches started by an action are waited for before its effects are measured. */
 const FETCH_WAIT_MS = 1000;
+/** How long a failed navigation's own failure event is waited for after Playwright's error, ms. */
+const NAV_EVENT_WAIT_MS = 500;
 
 export class EpisodeSession {
   readonly context: BrowserContext;
@@ -68,6 +72,12 @@ export class EpisodeSession {
   /** Tab and its navigation count at the end of the last settle(). */
   private settled: { page: Page; navStarts: number } | null = null;
   private readonly log: Logger;
+  /** What the fence told of this context's connections, to explain the failures Chromium reports. */
+  private readonly fence = new RecentFenceEvents();
+  /** A tool call is under way (between beginCall and endCall). */
+  private inCall = false;
+  /** Refusals told while no call was under way: they show in the next call's effects. */
+  private pendingRefusals: CallEvents['blockedRequests'] = [];
 
   private constructor(context: BrowserContext, page: Page, log: Logger) {
     this.context = context;
@@ -108,11 +118,54 @@ export class EpisodeSession {
     return this.context.pages();
   }
 
-  /** Called by the request guard for every refused request. */
-  onBlocked(b: BlockedRequest): void {
-    if (b.navigation) this.buf.blocked.push({ url: b.url, reason: b.reason });
-    else this.buf.blockedRequests.push({ url: b.url, reason: b.reason });
-    this.log.debug({ url: b.url, reason: b.reason, navigation: b.navigation }, 'request blocked');
+  /**
+   * Told by the context's fence listener for every connection it refused or could not make. A
+   * refusal is one of the call's refused requests (the next call's when none is under way) until a
+   * main-frame navigation's failure shows it was that navigation.
+   */
+  onFenceEvent(e: FenceEvent): void {
+    this.fence.add(e);
+    if (e.outcome !== 'refused') return;
+    const entry = { url: e.url, reason: e.reason, range: e.range };
+    if (this.inCall) this.buf.blockedRequests.push(entry);
+    else this.pendingRefusals.push(entry);
+  }
+
+  /**
+   * Why a navigation of `page` started at `since` (performance.now()) failed with Playwright's
+   * error `message`: what the fence told of the request it stopped (the last hop of a redirect
+   * chain included; `detail` says it), else Chromium's reason.
+   */
+  async navFailure(page: Page, message: string, isTimeout: boolean, since: number): Promise<NetFailure | FencedFailure> {
+    const own = classifyNetError(message, isTimeout);
+    if (isTimeout || !isFenceShaped(message)) return own;
+    // the failed request's own event names the hop; it may arrive just after the error
+    const fresh = (): boolean => (this.buf.navError.get(page)?.at ?? -Infinity) >= since;
+    await this.waitFor(fresh, performance.now() + NAV_EVENT_WAIT_MS);
+    const ne = this.buf.navError.get(page);
+    if (!ne || !fresh()) return own;
+    return 'detail' in ne ? { code: ne.code, transient: ne.transient, detail: ne.detail } : { code: ne.code, transient: ne.transient };
+  }
+
+  /** A refused request turned out to be a main-frame navigation: it is the call's refused navigation. */
+  private noteRefusedNavigation(url: string, e: FenceEvent): void {
+    const key = fenceKey(url);
+    for (const list of [this.buf.blockedRequests, this.pendingRefusals]) {
+      const i = list.findIndex((b) => b.url === e.url || fenceKey(b.url) === key);
+      if (i >= 0) list.splice(i, 1);
+    }
+    this.buf.blocked.push({ url, reason: e.reason, range: e.range });
+  }
+
+  /** A refused tunnel (host:port only) gets the URL of the request Chromium says it failed. */
+  private nameRefusedTunnel(url: string, e: FenceEvent): void {
+    for (const list of [this.buf.blockedRequests, this.pendingRefusals]) {
+      const b = list.find((x) => x.url === e.url);
+      if (b) {
+        b.url = url;
+        return;
+      }
+    }
   }
 
   private freshBuffer(): CallBuffer {
@@ -150,11 +203,14 @@ export class EpisodeSession {
     });
     const finished = (r: Request, failed: boolean): void => {
       st.inflight.delete(r);
+      const text = failed ? (r.failure()?.errorText ?? '') : '';
+      const fenced = failed ? this.fence.explain(r.url(), text) : undefined;
       if (failed && isMainNav(r)) {
         st.navFails++;
-        const text = r.failure()?.errorText ?? '';
-        const code = classifyNetError(text).code;
-        this.buf.navError.set(p, { code, url: r.url() });
+        if (fenced?.outcome === 'refused') this.noteRefusedNavigation(r.url(), fenced);
+        this.buf.navError.set(p, { url: r.url(), at: performance.now(), ...(fenced ? fenceFailure(fenced) : classifyNetError(text)) });
+      } else if (fenced?.outcome === 'refused' && fenced.via === 'connect') {
+        this.nameRefusedTunnel(r.url(), fenced);
       }
       this.notify();
     };
@@ -202,12 +258,16 @@ export class EpisodeSession {
   /** Starts the event buffer of a call and marks the counters the reaction wait compares with. */
   beginCall(): CallMark {
     this.buf = this.freshBuffer();
+    this.buf.blockedRequests = this.pendingRefusals;
+    this.pendingRefusals = [];
+    this.inCall = true;
     const st = this.state(this.activePage);
     return { page: this.activePage, t0: performance.now(), navStarts: st.navStarts, navCommits: st.navCommits, navFails: st.navFails, pages: this.buf.tabsBefore };
   }
 
   /** Events of the call since beginCall(), resolved against the tab active now. */
   endCall(): CallEvents {
+    this.inCall = false;
     const b = this.buf;
     const ev = emptyEvents(b.tabsBefore);
     ev.tabsAfter = this.context.pages().length;

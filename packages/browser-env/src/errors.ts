@@ -8,6 +8,8 @@ export const BrowserEnvErrorCode = {
   BAD_SPEC: 'BROWSER_ENV_BAD_SPEC',
   POOL_CLOSED: 'BROWSER_ENV_POOL_CLOSED',
   LAUNCH_FAILED: 'BROWSER_ENV_LAUNCH_FAILED',
+  /** A fence listener could not start (no loopback port to listen on). */
+  FENCE_FAILED: 'BROWSER_ENV_FENCE_FAILED',
 } as const;
 export type BrowserEnvErrorCodeName = (typeof BrowserEnvErrorCode)[keyof typeof BrowserEnvErrorCode];
 

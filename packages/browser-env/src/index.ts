@@ -11,6 +11,7 @@ export {
 } from './options.js';
 export {
   EFFECT_KIND_NAMES,
+  type BlockedConnection,
   type EffectKindName,
   type EffectRecord,
   type EpisodeDiagnostics,
@@ -39,6 +40,10 @@ export {
   isAllowed,
   type UrlVerdict,
 } from './net-policy.js';
+export { classifyAddress, type AddressClass } from './address-policy.js';
+export { EgressCheck, parseAuthority, parseHttpTarget, type EgressTarget, type EgressVerdict, type FenceReason, type HostLookup, type UpstreamCode } from './egress-check.js';
+export { EgressProxy, type Dial, type FenceEvent } from './egress-proxy.js';
+export { EgressFence, FENCE_ARGS, PROXY_BYPASS } from './egress-fence.js';
 export {
   classifyNetError,
   classifyHttpStatus,
@@ -68,7 +73,6 @@ export {
   type ParsedCall,
   type Target,
 } from './tool-args.js';
-export { DnsVerdicts, requestVerdict, type HostLookup } from './guard.js';
 export type { RawSnapshot, FocusInfo } from './page-snapshot.js';
 export { BASE_ARGS, chromiumArgs } from './browser-instance.js';
 export {

@@ -10,7 +10,7 @@ import { EpisodeEnd } from './errors.js';
 import { callInjected } from './injected-script.js';
 import type { EpisodeSession } from './episode-session.js';
 import type { Logger } from './logger.js';
-import { classifyHttpStatus, classifyNetError, isTransientStatus } from './net-errors.js';
+import { classifyHttpStatus, isTransientStatus } from './net-errors.js';
 import type { EnvTimeouts } from './options.js';
 
 export interface InitOptions {
@@ -41,6 +41,7 @@ export async function navigateInitially(s: EpisodeSession, url: string, o: InitO
       await sleep(o.backoffMs * 2 ** (a - 2), o.signal);
     }
     let resp: Response | null;
+    const started = performance.now();
     try {
       resp = await bounded(
         page.goto(url, { waitUntil: 'domcontentloaded', timeout: initNavigationMs }),
@@ -51,10 +52,13 @@ export async function navigateInitially(s: EpisodeSession, url: string, o: InitO
     } catch (e) {
       if (o.signal.aborted) throw o.signal.reason;
       const err = e as Error;
-      const f = classifyNetError(err.message ?? String(e), err.name === 'TimeoutError');
-      if (f.code === 'blocked') throw new EpisodeEnd('INIT_ERROR', 'blocked_url', `${url} resolves to a private address`, { cause: e });
+      const f = await s.navFailure(page, err.message ?? String(e), err.name === 'TimeoutError', started);
+      const chromium = err.message?.split('\n')[0] ?? '';
+      // a failure the fence explains names what the fence saw; Chromium only saw the proxy give up
+      const cause = 'detail' in f ? new Error(`${f.detail} (${chromium})`, { cause: e }) : e;
+      if (f.code === 'blocked') throw new EpisodeEnd('INIT_ERROR', 'blocked_url', `${url} or a redirect from it leads to a private address`, { cause });
       if (f.code === 'target_closed') throw e;
-      last = new EpisodeEnd('INIT_ERROR', f.code, `loading ${url} failed (attempt ${a}/${total}): ${err.message?.split('\n')[0] ?? ''}`, { cause: e });
+      last = new EpisodeEnd('INIT_ERROR', f.code, `loading ${url} failed (attempt ${a}/${total}): ${'detail' in f ? f.detail : chromium}`, { cause });
       o.log.debug({ url, attempt: a, reason: f.code }, 'init navigation failed');
       if (!f.transient) throw last;
       continue;

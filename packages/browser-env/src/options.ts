@@ -1,9 +1,10 @@
 // Options of the browser pool, their defaults (DESIGN §1/§5) and validation with messages that
 // name the option and the value.
-import { DEFAULTS } from '@owrl/core';
+import { DEFAULTS, noopMeter, type Meter } from '@owrl/core';
+import type { HostLookup } from './egress-check.js';
+import type { Dial } from './egress-proxy.js';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
-import type { HostLookup } from './guard.js';
 
 export type EnvTimeouts = { -readonly [K in keyof typeof DEFAULTS.timeouts]: number };
 
@@ -18,7 +19,11 @@ export interface BrowserEnvOptions {
   maxEpisodesPerBrowser?: number;
   /** Recycle Chromium when its process-tree PSS (RSS where PSS is unreadable) exceeds this (default 2 GiB). */
   memoryCeilingBytes?: number;
-  /** Loopback/private hosts the pages may reach, as `host:port` or `host` (any port). */
+  /**
+   * Loopback/private hosts the pages may reach, as `host:port` or `host` (any port); every other
+   * connection to a loopback, private, link-local, CGNAT, multicast or metadata address is refused
+   * by the fence (docs/fence.md).
+   */
   allowHosts?: string[];
   timeouts?: Partial<EnvTimeouts>;
   /** K latest screenshots kept in the observation; 0 = none taken (default 1). */
@@ -31,9 +36,19 @@ export interface BrowserEnvOptions {
   initBackoffMs?: number;
   /** Extra Chromium command-line switches. */
   extraArgs?: string[];
-  /** How the request guard resolves host names (default the system resolver); tests inject names. */
+  /**
+   * Whether pages may register service workers (default 'block'). The fence holds either way
+   * (their connections pass it like a page's); blocked, every request of a page is one the
+   * episode sees, which its settle waits and navigation statuses rely on.
+   */
+  serviceWorkers?: 'allow' | 'block';
+  /** How the fence resolves host names, once per connection (default the system resolver); tests inject answers. */
   dnsLookup?: HostLookup;
+  /** How the fence connects to an address it approved (default net.connect); tests stand a local server in for a public address. */
+  dial?: Dial;
   logger?: Logger;
+  /** Where the fence counts its refusals (owrl_fence_refusals_total); default records nothing. */
+  meter?: Meter;
 }
 
 export interface ResolvedOptions {
@@ -49,9 +64,15 @@ export interface ResolvedOptions {
   settleMaxMs: number;
   initBackoffMs: number;
   extraArgs: string[];
+  serviceWorkers: 'allow' | 'block';
   dnsLookup: HostLookup | undefined;
+  dial: Dial | undefined;
   logger: Logger;
+  meter: Meter;
 }
+
+/** Switches that would move or open the fence (egress-fence.ts): extraArgs may not set them. */
+const FENCE_SWITCHES = ['--proxy-server', '--proxy-bypass-list', '--proxy-pac-url', '--no-proxy-server', '--proxy-auto-detect', '--host-resolver-rules', '--force-webrtc-ip-handling-policy', '--webrtc-ip-handling-policy', '--enable-quic', '--origin-to-force-quic-on'];
 
 function bad(field: string, value: unknown, want: string): never {
   throw new BrowserEnvError(BrowserEnvErrorCode.BAD_OPTION, `browser-env option ${field}=${JSON.stringify(value)} must be ${want}`);
@@ -82,6 +103,15 @@ export function resolveOptions(opts: BrowserEnvOptions): ResolvedOptions {
   });
   const botWall = opts.botWall ?? 'end';
   if (botWall !== 'end' && botWall !== 'effect') bad('botWall', botWall, "'end' or 'effect'");
+  const serviceWorkers = opts.serviceWorkers ?? 'block';
+  if (serviceWorkers !== 'allow' && serviceWorkers !== 'block') bad('serviceWorkers', serviceWorkers, "'allow' or 'block'");
+  for (const a of opts.extraArgs ?? []) {
+    if (typeof a !== 'string') bad('extraArgs[]', a, 'a string');
+    const sw = FENCE_SWITCHES.find((f) => a === f || a.startsWith(`${f}=`));
+    if (sw) bad('extraArgs[]', a, `free of ${sw}: the browser fence sets the proxy, host resolution, WebRTC and QUIC switches itself`);
+  }
+  if (opts.dnsLookup !== undefined && typeof opts.dnsLookup !== 'function') bad('dnsLookup', typeof opts.dnsLookup, 'a function');
+  if (opts.dial !== undefined && typeof opts.dial !== 'function') bad('dial', typeof opts.dial, 'a function');
   return {
     executablePath: opts.executablePath ?? '/usr/bin/chromium',
     headless: opts.headless ?? true,
@@ -95,7 +125,10 @@ export function resolveOptions(opts: BrowserEnvOptions): ResolvedOptions {
     settleMaxMs: int('settleMaxMs', opts.settleMaxMs, 2000, 0),
     initBackoffMs: int('initBackoffMs', opts.initBackoffMs, 500, 0),
     extraArgs: [...(opts.extraArgs ?? [])],
+    serviceWorkers,
     dnsLookup: opts.dnsLookup,
+    dial: opts.dial,
     logger: opts.logger ?? silentLogger,
+    meter: opts.meter ?? noopMeter,
   };
 }

@@ -8,7 +8,6 @@ import { bounded, msSince, settleWithin, sleep } from './async-util.js';
 import { computeEffects, doneEffect, errorEffect, type CallIntent } from './effects.js';
 import { EpisodeEnd, ToolCallError } from './errors.js';
 import type { EpisodeSession } from './episode-session.js';
-import { classifyNetError } from './net-errors.js';
 import { checkUrl } from './net-policy.js';
 import { callInjected } from './injected-script.js';
 import type { RawSnapshot } from './page-snapshot.js';
@@ -138,10 +137,11 @@ async function act(x: ExecContext, c: ParsedCall, deadline: number, pts: Array<[
         if (v.reason === 'private_address') throw new ToolCallError('blocked', `${v.host} is a private address`, { reason: 'private_address', url: c.url });
         throw new ToolCallError('bad_url', `goto_url takes http(s) URLs only: ${v.detail}`, { url: c.url });
       }
+      const started = performance.now();
       try {
         await page.goto(c.url, { waitUntil: 'commit', timeout: left() });
       } catch (e) {
-        const f = classifyNetError((e as Error).message, (e as Error).name === 'TimeoutError');
+        const f = await s.navFailure(page, (e as Error).message, (e as Error).name === 'TimeoutError', started);
         if (f.code === 'timeout') throw new ToolCallError('timeout', `loading ${c.url} timed out`, { url: c.url }, { cause: e });
         if (!s.callHasNavOutcome() && f.code !== 'aborted') throw new ToolCallError(f.code, `loading ${c.url} failed`, { url: c.url }, { cause: e });
       }
@@ -149,11 +149,12 @@ async function act(x: ExecContext, c: ParsedCall, deadline: number, pts: Array<[
     }
     case 'go_back': {
       const before = page.url();
+      const started = performance.now();
       let resp;
       try {
         resp = await page.goBack({ waitUntil: 'commit', timeout: left() });
       } catch (e) {
-        const f = classifyNetError((e as Error).message, (e as Error).name === 'TimeoutError');
+        const f = await s.navFailure(page, (e as Error).message, (e as Error).name === 'TimeoutError', started);
         if (f.code === 'timeout') throw new ToolCallError('timeout', 'going back timed out', {}, { cause: e });
         if (!s.callHasNavOutcome()) throw new ToolCallError(f.code, 'going back failed', {}, { cause: e });
         return;

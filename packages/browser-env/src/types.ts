@@ -137,6 +137,18 @@ export interface PageEval {
   error: string;
 }
 
+/** A connection the fence refused during an episode. */
+export interface BlockedConnection {
+  /** The request's URL for plain http; `host:port` for a tunnel (https, ws, wss). */
+  url: string;
+  /** private_address or bad_target. */
+  reason: string;
+  /** The class of the refused address (loopback, private, link_local, cgnat, metadata, ...; '' when none). */
+  range: string;
+  /** What the fence saw, e.g. `rebind.test:80 is a loopback address (rebind.test resolves to 127.0.0.1)`. */
+  detail: string;
+}
+
 export interface EpisodeDiagnostics {
   latencyTotal: StepTiming;
   /** Process-tree PSS of the episode's Chromium (RSS where PSS is unreadable), bytes. */
@@ -153,6 +165,10 @@ export interface EpisodeDiagnostics {
   errorMessage: string;
   errorStack: string;
   wallMs: number;
+  /** Connections of the episode's pages, frames and workers the fence refused (the first 50). */
+  blocked: BlockedConnection[];
+  /** How many the fence refused in all. */
+  blockedTotal: number;
 }
 
 export interface EpisodeResult<T> {

@@ -74,7 +74,7 @@ void describe('init faults', () => {
     const { r, p } = await run(NOWHERE, [step(call('done'))]);
     assert.deepEqual([r.termination.cls, r.termination.reason], ['INIT_ERROR', 'dns']);
     assert.equal(r.diagnostics.initAttempts, 3, 'dns failures are transient: retried');
-    assert.match(r.diagnostics.errorMessage, /ERR_NAME_NOT_RESOLVED/);
+    assert.match(r.diagnostics.errorMessage, /could not reach http:\/\/owrl-nonexistent\.invalid\/: owrl-nonexistent\.invalid does not resolve/);
     assert.equal(p.inputs.length, 0, 'the policy never ran');
   });
 

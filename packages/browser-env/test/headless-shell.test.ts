@@ -1,6 +1,7 @@
 // The demo's actors run Debian's old headless shell on the bundled sites when it is installed
 // (services/cli bundledSitesChromium): the same episode must come out the same in it as in the
-// full Chromium — steps, effects, answer, termination — with the step screenshots taken.
+// full Chromium — steps, effects, answer, termination — with the step screenshots taken, and the
+// browser fence must hold in it as in the full Chromium.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
@@ -12,11 +13,15 @@ const SHELL = '/usr/bin/chromium-headless-shell';
 const skip = fs.existsSync(SHELL) ? false : `${SHELL} is not installed (Debian package chromium-headless-shell)`;
 
 let srv: FixtureServer;
+/** A second local server, not allowlisted: the fence must keep the pages off it. */
+let internal: FixtureServer;
 void before(async () => {
   srv = await startFixtureServer();
+  internal = await startFixtureServer();
 });
 void after(async () => {
   await srv.close();
+  await internal.close();
 });
 
 
@@ -54,4 +59,26 @@ void test('the headless shell runs an episode exactly as the full Chromium does,
     assert.ok(s.screenshot && s.screenshot.length > 1000, 'a step without its screenshot');
     assert.deepEqual([...s.screenshot.subarray(0, 2)], [0xff, 0xd8], 'a step screenshot that is not a JPEG');
   }
+});
+
+void test('the headless shell is behind the browser fence as the full Chromium is', { skip, timeout: 120_000 }, async () => {
+  const port = internal.hostPort.split(':')[1] ?? '';
+  const probe = async (executablePath: string): Promise<EpisodeResult<string>> => {
+    const pool = new BrowserPool({ executablePath, allowHosts: [srv.hostPort] });
+    try {
+      const p = new ScriptedPolicy([(i) => step(call('click', { element_id: byName(i, 'Fetch internal') })), (i) => step(call('done', { response: i.observation.texts[0]?.text ?? '' }))]);
+      return await pool.runEpisode({ startUrl: `${srv.origin}/ssrf?port=${port}`, instruction: 'test', maxSteps: 3, finalScreenshot: false }, p);
+    } finally {
+      await pool.close();
+    }
+  };
+  const full = await probe('/usr/bin/chromium');
+  const shell = await probe(SHELL);
+  for (const r of [full, shell]) {
+    assert.equal(r.termination.cls, 'COMPLETED', r.termination.message);
+    assert.match(r.finalAnswer, /^fetch failed/);
+    assert.deepEqual(r.diagnostics.blocked.map((b) => [b.url, b.reason, b.range]), [[`http://127.0.0.1:${port}/secret`, 'private_address', 'loopback']]);
+  }
+  assert.deepEqual(summary(shell), summary(full));
+  assert.equal(internal.hits.get('/secret'), undefined, 'nothing reached the internal server');
 });

@@ -20,7 +20,8 @@ runService({
     await ensureTopology(bus, { logger, ...topology });
     // OWRL_SYNTHETIC=1: no browser; episodes are drawn from a model of episode times (scale tests).
     const synthetic = config.synthetic ? new SyntheticEpisodes(config.synthetic) : null;
-    const pool = synthetic ?? new BrowserPool({ executablePath: config.chromiumPath, allowHosts: config.allowHosts, maxEpisodesPerBrowser: config.maxEpisodesPerBrowser, logger });
+    // Every episode's browser is behind the egress fence (docs/fence.md); its refusals count on this meter.
+    const pool = synthetic ?? new BrowserPool({ executablePath: config.chromiumPath, allowHosts: config.allowHosts, maxEpisodesPerBrowser: config.maxEpisodesPerBrowser, logger, meter });
     if (synthetic) logger.info({ synthetic: synthetic.options }, 'synthetic episodes: no browser');
     const loader =
       config.openai && config.loadWeights && (config.openai.engine === 'vllm' || config.openai.engine === 'sglang')

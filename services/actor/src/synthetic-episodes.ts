@@ -371,6 +371,8 @@ export class SyntheticEpisodes {
         errorMessage: '',
         errorStack: '',
         wallMs: Date.now() - started,
+        blocked: [],
+        blockedTotal: 0,
       },
     };
   }

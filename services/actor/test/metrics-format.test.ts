@@ -3,6 +3,9 @@
 // broken exposition, so the check can fail.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import { EgressFence } from '@owrl/browser-env';
+import { silentLogger } from '@owrl/core';
 import { PromMeter } from '@owrl/telemetry';
 import { checkMetrics, lintExposition } from '@owrl/testkit';
 import { createActorMetrics } from '../src/actor-metrics.js';
@@ -23,6 +26,37 @@ void test("the actor's series pass promtool check metrics and owrl's naming rule
   console.log(JSON.stringify({ service: 'actor', tool: r.tool, families: r.families, problems: r.problems.length }));
   assert.deepEqual(r.problems, []);
   assert.equal(r.families, 9);
+});
+
+void test("the browser fence's refusals count on the actor's meter by reason and address class", async () => {
+  const meter = new PromMeter('actor', { defaultMetrics: false });
+  const fence = new EgressFence({ allowHosts: [], logger: silentLogger, meter });
+  const listener = await fence.open();
+  try {
+    // what Chromium sends a proxy: a plain request in absolute form, and a tunnel
+    const ask = (line: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const s = net.connect({ host: '127.0.0.1', port: listener.port }, () => s.write(`${line}\r\nHost: x\r\n\r\n`));
+        let got = '';
+        s.on('data', (d) => (got += d.toString()));
+        s.on('close', () => resolve(got));
+        s.on('error', reject);
+      });
+    assert.equal(await ask('GET http://127.0.0.1:9/ HTTP/1.1'), '', 'a refused plain request is closed unanswered');
+    assert.match(await ask('CONNECT 169.254.169.254:443 HTTP/1.1'), /^HTTP\/1\.1 403 /);
+    assert.match(await ask('CONNECT [::ffff:10.1.2.3]:443 HTTP/1.1'), /^HTTP\/1\.1 403 /);
+  } finally {
+    await listener.close();
+  }
+  const text = await meter.render();
+  const r = checkMetrics(text);
+  assert.deepEqual(r.problems, []);
+  const series = text.split('\n').filter((l) => l.startsWith('owrl_fence_refusals_total{'));
+  assert.deepEqual(series.sort(), [
+    'owrl_fence_refusals_total{reason="private_address",range="loopback",service="actor"} 1',
+    'owrl_fence_refusals_total{reason="private_address",range="metadata",service="actor"} 1',
+    'owrl_fence_refusals_total{reason="private_address",range="private",service="actor"} 1',
+  ]);
 });
 
 void test('the metrics check finds broken expositions', () => {

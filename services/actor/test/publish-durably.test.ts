@@ -95,6 +95,8 @@ function result(o: { screenshotBytes?: number; steps?: number; argBytes?: number
         errorMessage: '',
         errorStack: '',
         wallMs: 100,
+        blocked: [],
+        blockedTotal: 0,
       },
     } as EpisodeResult<PolicyTrace>;
   };

@@ -140,6 +140,8 @@ export function assertClean(task: Task, r: EpisodeResult<undefined>): void {
   assert.equal(r.termination.cls, 'COMPLETED', `${task.id}: ${r.termination.reason} ${r.termination.message} ${r.diagnostics.errorMessage}\n${trail(r)}`);
   const failed = r.steps.flatMap((s) => s.results.filter((c) => !c.ok).map((c) => `step ${s.index + 1} ${c.call.name}: ${c.errorCode}`));
   assert.deepEqual(failed, [], `${task.id}: every tool call succeeds\n${trail(r)}`);
+  // the bundled sites are reached through the browser fence (allowlisted), which refused nothing
+  assert.deepEqual(r.diagnostics.blocked, [], `${task.id}: the fence refused none of the site's connections`);
 }
 
 /** Runs `fn` over `items` two at a time (the pool's Chromium is shared); throws the first error once all ran. */
