@@ -71,6 +71,11 @@ export interface ChatServerOptions {
   apiKey?: string;
   /** Context length: requests whose prompt plus max_tokens exceed it are refused in the engine's wording. */
   contextLength?: number;
+  /**
+   * Answer like a vLLM before 0.10.2, which does not know `return_token_ids` and sends no
+   * completion or prompt token ids (a run would train on nothing).
+   */
+  noTokenIds?: boolean;
   /** Answer for requests when the script is empty (default: HTTP 500 "no scripted reply"). */
   fallback?: (req: RecordedChatRequest) => ChatScript;
 }
@@ -226,7 +231,7 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
     const { ids, pieces } = standinTokenize(text);
     const logprobs = ids.map((id, i) => standinLogprob(id, i));
     const finish = r.finishReason ?? ((r.toolCalls?.length ?? 0) > 0 ? 'tool_calls' : 'stop');
-    const wantIds = body['return_token_ids'] === true;
+    const wantIds = body['return_token_ids'] === true && opts.noTokenIds !== true;
     const asIds = body['return_tokens_as_token_ids'] === true;
     const logprobsContent =
       body['logprobs'] === true
@@ -257,7 +262,7 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
     if (engine === 'vllm') choice['stop_reason'] = null;
     else choice['matched_stop'] = null;
     if (wantIds) choice['token_ids'] = ids;
-    if (engine === 'sglang' && body['return_prompt_token_ids'] === true) choice['prompt_token_ids'] = promptIds;
+    if (engine === 'sglang' && body['return_prompt_token_ids'] === true && opts.noTokenIds !== true) choice['prompt_token_ids'] = promptIds;
     const response: Record<string, unknown> = {
       id: `chatcmpl-${++seq}`,
       object: 'chat.completion',
