@@ -102,6 +102,7 @@ export const TERMINATION_REASONS = {
   policy_error: { classes: SANDBOX, fault: 'ours', description: 'the policy failed' },
   policy_unavailable: { classes: SANDBOX, fault: 'ours', description: 'the policy server did not answer after retries (5xx, timeouts, resets)' },
   policy_rejected: { classes: SANDBOX, fault: 'ours', description: 'the policy server refused the request (4xx other than a context overflow)' },
+  engine_incompatible: { classes: SANDBOX, fault: 'ours', description: 'the serving engine returns no completion token ids, prompt token ids or log-probs (a release or flag is missing): the learner ends the run' },
   actor_error: { classes: SANDBOX, fault: 'ours', description: 'the actor could not run the episode' },
   trajectory_too_large: { classes: SANDBOX, fault: 'ours', description: 'the trajectory could not be trimmed under the bus payload limit' },
   internal_error: { classes: SANDBOX, fault: 'ours', description: 'an unexpected error in the environment' },
@@ -202,6 +203,13 @@ export function hostFailureCause(cls: string, reason: string): string | null {
  */
 export const POLICY_UNAVAILABLE_CODE = 'POLICY_UNAVAILABLE';
 export const REASON_POLICY_UNAVAILABLE = 'policy_unavailable' satisfies TerminationReason;
+
+/**
+ * SANDBOX_ERROR reason of an episode whose serving engine cannot produce token-level traces: the
+ * run cannot train on it, so the learner ends the run with the episode's message (never counted
+ * and re-dispatched).
+ */
+export const REASON_ENGINE_INCOMPATIBLE = 'engine_incompatible' satisfies TerminationReason;
 
 /** The termination reason of a policy-unavailable error (see POLICY_UNAVAILABLE_CODE), else undefined. */
 export function policyUnavailableReason(e: unknown): TerminationReason | undefined {

@@ -14,6 +14,7 @@ export interface ChatMessage {
 export type ServingEngine = 'vllm' | 'sglang' | 'openai';
 
 export interface ChatRequest {
+  /** vLLM: the served model or a loaded LoRA adapter's name. SGLang: the served model, or `<served model>:<adapter>`. */
   model: string;
   messages: ChatMessage[];
   tools?: ChatToolDefinition[];
@@ -21,6 +22,12 @@ export interface ChatRequest {
   max_tokens?: number;
   temperature?: number;
   top_p?: number;
+  /** vLLM and SGLang only (not the OpenAI API); -1 = off. */
+  top_k?: number;
+  min_p?: number;
+  repetition_penalty?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
   seed?: number;
   logprobs?: boolean;
   stream: false;
@@ -28,6 +35,10 @@ export interface ChatRequest {
   return_token_ids?: boolean;
   /** SGLang: `prompt_token_ids` on the choice. */
   return_prompt_token_ids?: boolean;
+  /** SGLang: the choice's `meta_info`, whose `output_token_logprobs` carry the completion ids (releases without `return_token_ids`). */
+  return_meta_info?: boolean;
+  /** SGLang: the LoRA adapter to run (the `model` suffix wins when both name one). */
+  lora_path?: string;
 }
 
 /** One native tool call of a reply (`message.tool_calls[i]`). */

@@ -50,8 +50,24 @@ export {
   tokenTrace,
   emptyTokenTrace,
   tokensPolicyTrace,
+  readTokens,
+  maskAll,
+  type ReadTokens,
   type TraceContext,
 } from './token-trace.js';
+export { traceChecks, describeFailed, type EngineCheck } from './trace-checks.js';
+export {
+  DEFAULT_SAMPLER,
+  LOGPROB_MODES,
+  defaultLogprobMode,
+  samplerFields,
+  samplerProblem,
+  samplerTrace,
+  type LogprobMode,
+  type SamplerSettings,
+} from './sampling.js';
+export { requestModel, servedNameProblem } from './adapter-naming.js';
+export { probeEngine, type EngineProbeOptions, type EngineProbeResult } from './engine-probe.js';
 export {
   contextOverflow,
   errorMessage,

@@ -3,9 +3,13 @@
 // the request, calls the server (retries inside the client), parses the reply into reasoning and
 // tool calls, and records the step's token trace. A length cut-off or a prompt past the context
 // is a GENERATION_LIMIT, an unparseable reply a parse error (3 in a row: FORMAT_ERROR, counted by
-// the environment), an unreachable server a PolicyUnavailableError (never a reward).
-import { noopMeter, Secret, silentLogger, type Logger, type Meter, type Rng } from '@owrl/core';
-import type { Policy, PolicyDecision, PolicyInput } from '@owrl/policy';
+// the environment), an unreachable server a PolicyUnavailableError (never a reward). Both a cut-off
+// and an unparseable reply keep their tokens with a loss mask of zeros: they are not trained on.
+// An answer without completion ids, prompt ids or log-probs (an engine release or flag missing)
+// ends the episode `engine_incompatible`, which ends the run at its first step (trace-checks.ts).
+import { noopMeter, REASON_ENGINE_INCOMPATIBLE, Secret, silentLogger, type Logger, type Meter, type Rng } from '@owrl/core';
+import { PolicyUnavailableError, type Policy, type PolicyDecision, type PolicyInput } from '@owrl/policy';
+import { servedNameProblem } from './adapter-naming.js';
 import { readReply, type ChatRequest } from './chat-types.js';
 import { ChatClient, type ChatOutcome } from './chat-client.js';
 import { LlmPolicyError, LlmPolicyErrorCode } from './errors.js';
@@ -13,15 +17,21 @@ import { PolicyMetrics } from './policy-metrics.js';
 import { imageRef } from './image-ref.js';
 import { DEFAULT_RENDER_OPTIONS, renderChatRequest, requestImages, type RenderOptions } from './prompt-render.js';
 import { parseReply } from './reply-parse.js';
-import { emptyTokenTrace, tokensPolicyTrace, tokenTrace, type TraceContext } from './token-trace.js';
+import { DEFAULT_SAMPLER, defaultLogprobMode, samplerProblem, samplerTrace, type LogprobMode, type SamplerSettings } from './sampling.js';
+import { describeFailed, traceChecks } from './trace-checks.js';
+import { emptyTokenTrace, maskAll, tokensPolicyTrace, tokenTrace, type TraceContext } from './token-trace.js';
 
 export const OPENAI_POLICY_KIND = 'openai';
 
-export interface OpenAIPolicyOptions extends Partial<Omit<RenderOptions, 'model'>> {
+export interface OpenAIPolicyOptions extends Partial<Omit<RenderOptions, 'model' | 'adapter' | 'sampler'>>, Partial<SamplerSettings> {
   /** API base URL, e.g. http://vllm:8000/v1. */
   baseUrl: string;
-  /** Model name requests name: the served name of this policy version (e.g. a LoRA adapter "owrl-v12"). */
+  /** The model the engine serves, as it names it (the base model of the adapters). */
   model: string;
+  /** The LoRA adapter of this policy version (its serve_name, e.g. "owrl-v12"); none: the model itself. */
+  adapter?: string;
+  /** Which log-probs the engine reports (default: the engine's own default, sampling.ts). */
+  logprobMode?: LogprobMode;
   /** Sent as `Authorization: Bearer <key>`; never logged. */
   apiKey?: Secret | string;
   /** Policy version the decisions belong to. */
@@ -55,6 +65,7 @@ export class OpenAIPolicy implements Policy {
   readonly version: bigint;
   readonly needsScreenshot: boolean;
   readonly render: RenderOptions;
+  readonly logprobMode: LogprobMode;
   private readonly client: ChatClient;
   private readonly log: Logger;
   private readonly minCompletion: number;
@@ -73,8 +84,14 @@ export class OpenAIPolicy implements Policy {
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw bad(`baseUrl ${JSON.stringify(opts.baseUrl)} must be http(s)`);
     if (url.username !== '' || url.password !== '') throw bad('baseUrl must not carry credentials: give the API key as apiKey');
-    if (opts.model.trim() === '') throw bad('model is empty: name the served model (or LoRA adapter)');
-    const render: RenderOptions = { ...DEFAULT_RENDER_OPTIONS, ...definedOnly(opts), model: opts.model };
+    if (opts.model.trim() === '') throw bad('model is empty: name the served model');
+    const sampler: SamplerSettings = { ...DEFAULT_SAMPLER, ...definedSampler(opts) };
+    const render: RenderOptions = { ...DEFAULT_RENDER_OPTIONS, ...definedOnly(opts), model: opts.model, sampler, ...(opts.adapter ? { adapter: opts.adapter } : {}) };
+    const nameIssue = servedNameProblem(render.engine, opts.model);
+    if (nameIssue) throw bad(nameIssue);
+    this.logprobMode = opts.logprobMode ?? defaultLogprobMode(render.engine);
+    const samplerIssue = samplerProblem(sampler, render.engine, this.logprobMode);
+    if (samplerIssue) throw bad(samplerIssue);
     if (!Number.isInteger(render.screenshots) || render.screenshots < 0) throw bad(`screenshots=${render.screenshots} must be an integer >= 0`);
     if (render.coords.kind === 'relative' && !(render.coords.scale > 0)) throw bad(`coordinate scale ${render.coords.scale} must be > 0`);
     if (render.maxTokens !== undefined && (!Number.isInteger(render.maxTokens) || render.maxTokens < 1)) throw bad(`maxTokens=${render.maxTokens} must be an integer >= 1`);
@@ -106,16 +123,16 @@ export class OpenAIPolicy implements Policy {
     const t0 = performance.now();
     const seed = rng ? Math.floor(rng() * 2 ** 31) : undefined;
     let req: ChatRequest = renderChatRequest(input, this.render, seed);
-    const ctx: TraceContext = { model: this.render.model, images: requestImages(input, this.render).map(imageRef) };
+    const images = requestImages(input, this.render).map(imageRef);
+    const ctx = (r: ChatRequest): TraceContext => ({ model: r.model, images, sampler: samplerTrace(this.render.sampler, this.render.engine, this.logprobMode, r) });
     const t1 = performance.now();
     this.stats.renderMs += t1 - t0;
     this.stats.steps++;
     let out: ChatOutcome = await this.request(req, signal);
     if (out.kind === 'context_overflow') {
-      const { limit, input: used } = out.overflow;
-      const room = limit !== undefined && used !== undefined ? limit - used : undefined;
+      const { limit, input: used, room } = out.overflow;
       if (room !== undefined && room >= this.minCompletion && req.max_tokens !== undefined && room < req.max_tokens) {
-        // vLLM refuses max_tokens past the context instead of clamping it: ask for what is left
+        // vLLM and SGLang refuse max_tokens past the context instead of clamping it: ask once for what is left
         this.log.debug({ limit, prompt: used, maxTokens: room }, 'completion budget clamped to the context left');
         req = { ...req, max_tokens: room };
         out = await this.request(req, signal);
@@ -131,27 +148,43 @@ export class OpenAIPolicy implements Policy {
         raw: '',
         generationLimit: true,
         limitReason: 'context_overflow',
-        trace: tokensPolicyTrace(emptyTokenTrace('context_overflow', ctx)),
+        trace: tokensPolicyTrace(emptyTokenTrace('context_overflow', ctx(req))),
       };
     }
+    if (this.render.logprobs) this.checkTokens(out);
     const reply = readReply(out.choice);
-    const trace = tokensPolicyTrace(tokenTrace(out.body, out.choice, ctx));
+    const tokens = tokenTrace(out.body, out.choice, ctx(req));
+    const trace = tokensPolicyTrace(tokens);
     const parsed = parseReply(reply, { coords: this.render.coords, viewport: input.observation.viewport });
     this.stats.parseMs += performance.now() - t2;
-    const completion = trace.kind.case === 'tokens' ? trace.kind.value.tokenIds.length : 0;
+    const completion = tokens.tokenIds.length;
     if (completion > 0) this.metrics.completionTokens.observe(completion);
     if (reply.finishReason === 'length') {
       this.stats.generationLimits++;
       this.metrics.reply('generation_limit');
+      maskAll(tokens);
       return { reasoning: parsed.reasoning, calls: [], raw: parsed.text, generationLimit: true, limitReason: 'generation_limit', trace };
     }
     if (parsed.error !== undefined) {
       this.stats.parseErrors++;
       this.metrics.reply('parse_error');
+      maskAll(tokens);
       return { reasoning: parsed.reasoning, calls: [], raw: parsed.text, parseError: true, parseErrorDetail: parsed.error, trace };
     }
     this.metrics.reply('calls');
     return { reasoning: parsed.reasoning, calls: parsed.calls, raw: parsed.text, trace };
+  }
+
+  /**
+   * An answer without what a token trace needs ends the episode `engine_incompatible`: the
+   * learner ends the run at the first such result, naming what to change.
+   * @throws PolicyUnavailableError reason engine_incompatible.
+   */
+  private checkTokens(out: Extract<ChatOutcome, { kind: 'ok' }>): void {
+    const checks = traceChecks(this.render.engine, out.body, out.choice);
+    if (checks.every((c) => c.ok)) return;
+    this.metrics.reply(REASON_ENGINE_INCOMPATIBLE);
+    throw new PolicyUnavailableError(`the ${this.render.engine} engine at ${this.client.endpoint} cannot record token-level traces: ${describeFailed(checks)}`, { reason: REASON_ENGINE_INCOMPATIBLE });
   }
 
   private async request(req: ChatRequest, signal: AbortSignal | undefined): Promise<ChatOutcome> {
@@ -182,19 +215,17 @@ function outcomeOf(e: unknown): string {
 }
 
 function definedOnly(o: OpenAIPolicyOptions): Partial<RenderOptions> {
-  const keys: Array<keyof Omit<RenderOptions, 'model'>> = [
-    'historyMode',
-    'screenshots',
-    'coords',
-    'toolsIn',
-    'maxElements',
-    'engine',
-    'logprobs',
-    'maxTokens',
-    'temperature',
-    'topP',
-  ];
+  const keys: Array<keyof Omit<RenderOptions, 'model' | 'adapter' | 'sampler'>> = ['historyMode', 'screenshots', 'coords', 'toolsIn', 'maxElements', 'engine', 'logprobs', 'maxTokens'];
   const out: Record<string, unknown> = {};
   for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
   return out as Partial<RenderOptions>;
+}
+
+function definedSampler(o: OpenAIPolicyOptions): Partial<SamplerSettings> {
+  const out: Partial<SamplerSettings> = {};
+  for (const k of Object.keys(DEFAULT_SAMPLER) as Array<keyof SamplerSettings>) {
+    const v = o[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
 }

@@ -7,15 +7,19 @@
 // golden tests pin the rendering.
 import type { ElementInfo, HistoryEntry, HistoryMode, Observation } from '@owrl/core';
 import type { PolicyInput } from '@owrl/policy';
+import { requestModel } from './adapter-naming.js';
 import type { ChatContentPart, ChatMessage, ChatRequest, ServingEngine } from './chat-types.js';
 import { dataUrl } from './image-ref.js';
+import { DEFAULT_SAMPLER, samplerFields, type SamplerSettings } from './sampling.js';
 import { compressReplyText, renderCallBlock } from './reply-parse.js';
 import { toolDefinitions, toolSchemas, type CoordinateSystem } from './tool-schemas.js';
 import { fromPixels, type ValidateContext } from './tool-validate.js';
 
 export interface RenderOptions {
-  /** Model name the request names (a served LoRA adapter name carries the policy version). */
+  /** The model the engine serves (its served name): the base of an adapter. */
   model: string;
+  /** The LoRA adapter of the policy version, named the way `engine` resolves it (adapter-naming.ts); none: the model itself. */
+  adapter?: string;
   historyMode: HistoryMode;
   /** Screenshots in context, newest last (K). */
   screenshots: number;
@@ -28,8 +32,8 @@ export interface RenderOptions {
   /** Ask for per-token log-probabilities (and, on vLLM/SGLang, token ids). */
   logprobs: boolean;
   maxTokens?: number;
-  temperature?: number;
-  topP?: number;
+  /** Every sampling parameter, set on every request (sampling.ts). */
+  sampler: SamplerSettings;
 }
 
 export const DEFAULT_RENDER_OPTIONS: Omit<RenderOptions, 'model'> = {
@@ -41,6 +45,7 @@ export const DEFAULT_RENDER_OPTIONS: Omit<RenderOptions, 'model'> = {
   engine: 'vllm',
   logprobs: true,
   maxTokens: 1024,
+  sampler: DEFAULT_SAMPLER,
 };
 
 function coordsSentence(coords: CoordinateSystem, obs: Observation): string {
@@ -184,14 +189,13 @@ export function renderChatRequest(input: PolicyInput, opts: RenderOptions, seed?
     if (i < n && e) messages.push({ role: 'assistant', content: assistantText(e, opts.historyMode, ctx) });
   }
 
-  const req: ChatRequest = { model: opts.model, messages, stream: false };
+  const req: ChatRequest = { ...requestModel(opts.engine, opts.model, opts.adapter), messages, stream: false };
   if (opts.toolsIn === 'native') {
     req.tools = toolDefinitions(opts.coords);
     req.tool_choice = 'auto';
   }
   if (opts.maxTokens !== undefined) req.max_tokens = opts.maxTokens;
-  if (opts.temperature !== undefined) req.temperature = opts.temperature;
-  if (opts.topP !== undefined) req.top_p = opts.topP;
+  Object.assign(req, samplerFields(opts.sampler, opts.engine));
   if (seed !== undefined) req.seed = seed;
   if (opts.logprobs) {
     req.logprobs = true;
@@ -199,6 +203,8 @@ export function renderChatRequest(input: PolicyInput, opts: RenderOptions, seed?
     if (opts.engine === 'sglang') {
       req.return_token_ids = true;
       req.return_prompt_token_ids = true;
+      // releases before chat return_token_ids give the completion ids in meta_info.output_token_logprobs
+      req.return_meta_info = true;
     }
   }
   return req;

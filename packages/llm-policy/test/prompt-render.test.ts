@@ -10,7 +10,7 @@ import { DEFAULT_RENDER_OPTIONS, renderChatRequest, requestImages, type ChatMess
 import { HISTORY, input, SHOTS, SHOTS_B64, shopObservation } from './fixtures.js';
 
 const goldenDir = fileURLToPath(new URL('../../test/golden/', import.meta.url));
-const base: RenderOptions = { ...DEFAULT_RENDER_OPTIONS, model: 'owrl-v3', temperature: 1 };
+const base: RenderOptions = { ...DEFAULT_RENDER_OPTIONS, model: 'Qwen/Qwen3-VL-4B-Instruct', adapter: 'owrl-v3' };
 
 function golden(name: string, req: ChatRequest): void {
   const file = `${goldenDir}${name}.json`;
@@ -51,6 +51,12 @@ void describe('renderChatRequest (golden)', () => {
     assert.deepEqual(imageUrls(req.messages[1]), [`data:image/jpeg;base64,${SHOTS_B64[0]}`]);
     assert.equal(req.tools?.length, 13);
     assert.deepEqual([req.logprobs, req.return_token_ids, req.return_prompt_token_ids, req.seed, req.max_tokens], [true, true, undefined, 7, 1024]);
+    // vLLM serves an adapter as a model of its own; every sampling parameter is pinned
+    assert.deepEqual([req.model, req.lora_path], ['owrl-v3', undefined]);
+    assert.deepEqual(
+      [req.temperature, req.top_p, req.top_k, req.min_p, req.repetition_penalty, req.presence_penalty, req.frequency_penalty],
+      [1, 1, -1, 0, 1, 0, 0],
+    );
   });
 
   void it('history in full: earlier replies verbatim, their effects as tool responses, only the latest screenshot', () => {
@@ -89,7 +95,9 @@ void describe('renderChatRequest (golden)', () => {
     const req = renderChatRequest(obs, opts, 99);
     golden('k2-sglang-prompt-tools', req);
     assert.equal(req.tools, undefined);
-    assert.deepEqual([req.return_token_ids, req.return_prompt_token_ids], [true, true]);
+    assert.deepEqual([req.return_token_ids, req.return_prompt_token_ids, req.return_meta_info], [true, true, true]);
+    // SGLang runs an adapter named as <served model>:<adapter> (and lora_path for releases that read only that)
+    assert.deepEqual([req.model, req.lora_path], ['Qwen/Qwen3-VL-4B-Instruct:owrl-v3', 'owrl-v3']);
     // the newest screenshot on the current turn, the one before on the turn before
     assert.deepEqual(imageUrls(req.messages[5]), [`data:image/jpeg;base64,${SHOTS_B64[2]}`]);
     assert.deepEqual(imageUrls(req.messages[3]), [`data:image/jpeg;base64,${SHOTS_B64[1]}`]);

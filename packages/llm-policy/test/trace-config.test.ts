@@ -38,13 +38,38 @@ void describe('tokenTrace', () => {
 });
 
 void describe('contextOverflow', () => {
-  void it('reads the numbers of each wording', () => {
+  void it('reads the numbers of each wording, and the completion budget that still fits', () => {
+    // vLLM's renderer (current): input > limit - max_tokens is refused; room = limit - input
+    const now = {
+      error: {
+        message:
+          "You passed 3500 input tokens and requested 1024 output tokens. However, the model's context length is only 4096 tokens, resulting in a maximum input length of 3072 tokens. Please reduce the length of the input prompt. (parameter=input_tokens, value=3500)",
+        type: 'BadRequestError',
+        param: 'input_tokens',
+        code: 400,
+      },
+    };
+    assert.deepEqual(contextOverflow(400, now, ''), { message: now.error.message, limit: 4096, input: 3500, room: 596 });
+    const chars = { error: { message: "You passed 90000 input characters and requested 1024 output tokens. However, the model's context length is only 4096 tokens, resulting in a maximum input length of 3072 tokens (at most 12288 characters). Please reduce the length of the input prompt. (parameter=input_text, value=90000)" } };
+    assert.deepEqual(contextOverflow(400, chars, ''), { message: chars.error.message, limit: 4096 }, 'a character count is not a token count');
+    // vLLM, earlier releases
     const vllm = { error: { message: "'max_tokens' or 'max_completion_tokens' is too large: 1024. This model's maximum context length is 4096 tokens and your request has 3500 input tokens (1024 > 4096 - 3500). None", type: 'BadRequestError', code: 400 } };
-    assert.deepEqual(contextOverflow(400, vllm, ''), { message: vllm.error.message, limit: 4096, input: 3500 });
+    assert.deepEqual(contextOverflow(400, vllm, ''), { message: vllm.error.message, limit: 4096, input: 3500, room: 596 });
+    const input = { error: { message: "This model's maximum context length is 4096 tokens. However, your request has 5000 input tokens. Please reduce the length of the input messages." } };
+    assert.deepEqual(contextOverflow(400, input, ''), { message: input.error.message, limit: 4096, input: 5000, room: -904 });
     const old = { object: 'error', message: "This model's maximum context length is 32768 tokens. However, you requested 33000 tokens (32000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.", code: 400 };
-    assert.deepEqual(contextOverflow(400, old, ''), { message: old.message, limit: 32768, input: 32000 });
+    assert.deepEqual(contextOverflow(400, old, ''), { message: old.message, limit: 32768, input: 32000, room: 768 });
+    // SGLang refuses input + max_new_tokens >= limit: one token less fits
     const sg = { object: 'error', message: "The input (40000 tokens) is longer than the model's context length (32768 tokens).", code: 400 };
-    assert.deepEqual(contextOverflow(400, sg, ''), { message: sg.message, limit: 32768, input: 40000 });
+    assert.deepEqual(contextOverflow(400, sg, ''), { message: sg.message, limit: 32768, input: 40000, room: -7233 });
+    const total = {
+      error: {
+        message:
+          "Requested token count exceeds the model's maximum context length of 32768 tokens. You requested a total of 33800 tokens: 32000 tokens from the input messages and 1800 tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.",
+      },
+    };
+    assert.deepEqual(contextOverflow(400, total, ''), { message: total.error.message, limit: 32768, input: 32000, room: 767 });
+    assert.deepEqual(contextOverflow(400, { error: { message: 'too long', code: 'context_length_exceeded' } }, ''), { message: 'too long' });
     assert.equal(contextOverflow(400, { error: { message: 'Invalid tools format' } }, ''), undefined);
     assert.equal(contextOverflow(500, vllm, ''), undefined);
   });

@@ -1,17 +1,22 @@
 // A stand-in for the model server a user brings (vLLM or SGLang), faithful to their HTTP
 // protocols: POST /v1/chat/completions answered in the engine's shape (native tool calls,
 // split-off reasoning, per-token logprobs, completion and prompt token ids where the request asks
-// for them, `token_id:N` tokens with vLLM's return_tokens_as_token_ids), the engine's error
-// bodies and context-length wording, and the weight endpoints (vLLM /v1/load_lora_adapter and
-// /v1/unload_lora_adapter, SGLang /update_weights_from_disk, /load_lora_adapter and
-// /unload_lora_adapter). Scripted per test (replies, slow replies, truncation, 5xx, resets,
-// hangs); records every request (images decoded) and every weight call. A deterministic
-// stand-in tokenizer gives token ids and logprobs.
+// for them and the release has them, SGLang meta_info, `token_id:N` tokens with vLLM's
+// return_tokens_as_token_ids), the engine's error bodies and context-length wordings, its way of
+// picking the model or LoRA adapter that serves a request (SGLang runs the base model for a
+// `model` that names an adapter without the "<base>:<adapter>" form), the model's generation
+// config filling the sampling fields a request leaves out (engine-rules.ts), and the weight
+// endpoints (vLLM /v1/load_lora_adapter and /v1/unload_lora_adapter, only with runtime LoRA
+// updating on; SGLang /update_weights_from_disk, /load_lora_adapter and /unload_lora_adapter).
+// Scripted per test (replies, slow replies, truncation, 5xx, resets, hangs); records every request
+// (images decoded, the sampling it ran with, what served it) and every weight call. A
+// deterministic stand-in tokenizer gives token ids and logprobs.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { Socket } from 'node:net';
+import { effectiveSampling, overflowRefusal, overflows, resolveModel, type EffectiveSampling, type EngineRefusal, type GenerationConfig, type VllmWording } from './engine-rules.js';
 
 export type ChatEngine = 'vllm' | 'sglang';
 
@@ -45,6 +50,12 @@ export interface RecordedChatRequest {
   images: Buffer[];
   /** Prompt tokens the stand-in tokenizer counted. */
   promptTokens: number;
+  /** The sampling parameters the request ran with (its own, else the generation config's, else the engine's defaults). */
+  sampling: EffectiveSampling;
+  /** The adapter (or base model) that ran it; null when it was refused before running. */
+  servedBy: string | null;
+  /** The adapter the request mentions in any field, or the base model (engine-rules.ts). */
+  named: string;
 }
 
 export interface SentCompletion {
@@ -55,6 +66,8 @@ export interface SentCompletion {
   logprobs: number[];
   promptTokenIds: number[];
   finishReason: string;
+  /** The adapter (or base model) that produced it. */
+  servedBy: string;
 }
 
 export interface WeightCall {
@@ -71,13 +84,20 @@ export interface ChatServerOptions {
   apiKey?: string;
   /** Context length: requests whose prompt plus max_tokens exceed it are refused in the engine's wording. */
   contextLength?: number;
-  /**
-   * Answer like a vLLM before 0.10.2, which does not know `return_token_ids` and sends no
-   * completion or prompt token ids (a run would train on nothing).
-   */
-  noTokenIds?: boolean;
   /** Answer for requests when the script is empty (default: HTTP 500 "no scripted reply"). */
   fallback?: (req: RecordedChatRequest) => ChatScript;
+  /** The model's generation_config.json sampling fields, applied to what a request leaves out (default none). */
+  generationConfig?: GenerationConfig;
+  /** LoRA serving and its loading API on (vLLM --enable-lora with VLLM_ALLOW_RUNTIME_LORA_UPDATING; SGLang --enable-lora). Default true. */
+  lora?: boolean;
+  /** SGLang releases that refuse a `model` whose base part is not the served model (404). Default false: the base model runs it. */
+  sglangModelCheck?: boolean;
+  /** The release answers `return_token_ids` (vLLM 0.10.2+, SGLang with chat token ids). Default true. */
+  returnTokenIds?: boolean;
+  /** SGLang: the release answers `return_meta_info` with the choice's meta_info. Default true. */
+  returnMetaInfo?: boolean;
+  /** vLLM's context-length wording (default `current`). */
+  vllmWording?: VllmWording;
 }
 
 export interface ChatServerDouble {
@@ -167,6 +187,9 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
 
   const errorBody = (status: number, message: string, type: string, param: string | null = null) =>
     engine === 'vllm' ? { error: { message, type, param, code: status } } : { object: 'error', message, type, param, code: status };
+  const refuse = (res: http.ServerResponse, r: EngineRefusal) => send(res, r.status, errorBody(r.status, r.message, r.type, r.param ?? null));
+  const lora = opts.lora ?? true;
+  const wording = opts.vllmWording ?? 'current';
 
   const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -197,25 +220,36 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
     const t0 = performance.now();
     const model = typeof body['model'] === 'string' ? body['model'] : '';
     const promptIds = promptTokenIds(body);
-    const rec: RecordedChatRequest = { body, model, authorization: req.headers['authorization'], images: decodeImages(body), promptTokens: promptIds.length };
+    const served = resolveModel(engine, body, { baseModel, adapters: double.adapters, lora, sglangModelCheck: opts.sglangModelCheck ?? false });
+    const rec: RecordedChatRequest = {
+      body,
+      model,
+      authorization: req.headers['authorization'],
+      images: decodeImages(body),
+      promptTokens: promptIds.length,
+      sampling: effectiveSampling(body, opts.generationConfig ?? {}),
+      servedBy: 'servedBy' in served ? served.servedBy : null,
+      named: 'named' in served ? served.named : model,
+    };
     const index = double.requests.push(rec) - 1;
     if (opts.apiKey !== undefined && rec.authorization !== `Bearer ${opts.apiKey}`) {
+      rec.servedBy = null;
       return send(res, 401, engine === 'vllm' ? { error: { message: 'Unauthorized', type: 'Unauthorized', param: null, code: 401 } } : { error: 'Unauthorized' });
     }
-    if (engine === 'vllm' && model !== baseModel && !double.adapters.has(model)) {
-      return send(res, 404, errorBody(404, `The model \`${model}\` does not exist.`, 'NotFoundError', 'model'));
-    }
+    if (!('servedBy' in served)) return refuse(res, served);
     const maxTokens = typeof body['max_tokens'] === 'number' ? body['max_tokens'] : undefined;
     // a request past the context is refused before it is scheduled: the script is not consumed
-    if (opts.contextLength !== undefined && promptIds.length + (maxTokens ?? 0) > opts.contextLength) {
-      return overflow(res, opts.contextLength, promptIds.length, maxTokens);
+    if (opts.contextLength !== undefined && overflows(engine, opts.contextLength, promptIds.length, maxTokens)) {
+      rec.servedBy = null;
+      return refuse(res, overflowRefusal(engine, wording, opts.contextLength, promptIds.length, maxTokens));
     }
     const item = queue.shift() ?? (opts.fallback ? opts.fallback(rec) : { kind: 'status' as const, status: 500, message: 'no scripted reply' });
+    if (item.kind !== undefined && item.kind !== 'reply') rec.servedBy = null;
     switch (item.kind) {
       case 'status':
         return send(res, item.status, errorBody(item.status, item.message ?? `scripted ${item.status}`, item.status >= 500 ? 'InternalServerError' : 'BadRequestError'), item.retryAfterS !== undefined ? { 'retry-after': String(item.retryAfterS) } : {});
       case 'context_overflow':
-        return overflow(res, item.limit, item.input, item.maxTokens ?? maxTokens);
+        return refuse(res, overflowRefusal(engine, wording, item.limit, item.input, item.maxTokens ?? maxTokens));
       case 'hang':
         return; // never answers; the client gives up or the server closes
       case 'reset':
@@ -231,7 +265,7 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
     const { ids, pieces } = standinTokenize(text);
     const logprobs = ids.map((id, i) => standinLogprob(id, i));
     const finish = r.finishReason ?? ((r.toolCalls?.length ?? 0) > 0 ? 'tool_calls' : 'stop');
-    const wantIds = body['return_token_ids'] === true && opts.noTokenIds !== true;
+    const wantIds = body['return_token_ids'] === true && (opts.returnTokenIds ?? true);
     const asIds = body['return_tokens_as_token_ids'] === true;
     const logprobsContent =
       body['logprobs'] === true
@@ -262,7 +296,18 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
     if (engine === 'vllm') choice['stop_reason'] = null;
     else choice['matched_stop'] = null;
     if (wantIds) choice['token_ids'] = ids;
-    if (engine === 'sglang' && body['return_prompt_token_ids'] === true && opts.noTokenIds !== true) choice['prompt_token_ids'] = promptIds;
+    if (engine === 'sglang' && (body['return_prompt_token_ids'] === true || wantIds)) choice['prompt_token_ids'] = promptIds;
+    if (engine === 'sglang' && body['return_meta_info'] === true && (opts.returnMetaInfo ?? true)) {
+      // SGLang's meta_info: (logprob, token_id, text) per completion token when log-probs were asked for
+      choice['meta_info'] = {
+        id: `chatcmpl-${seq + 1}`,
+        finish_reason: { type: finish === 'tool_calls' ? 'stop' : finish },
+        prompt_tokens: promptIds.length,
+        completion_tokens: ids.length,
+        cached_tokens: 0,
+        ...(body['logprobs'] === true ? { output_token_logprobs: ids.map((id, i) => [logprobs[i], id, pieces[i] ?? null]) } : {}),
+      };
+    }
     const response: Record<string, unknown> = {
       id: `chatcmpl-${++seq}`,
       object: 'chat.completion',
@@ -275,7 +320,7 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
       response['prompt_logprobs'] = null;
       if (wantIds) response['prompt_token_ids'] = promptIds;
     }
-    double.sent.push({ request: index, text, tokenIds: ids, logprobs, promptTokenIds: promptIds, finishReason: finish });
+    double.sent.push({ request: index, text, tokenIds: ids, logprobs, promptTokenIds: promptIds, finishReason: finish, servedBy: rec.servedBy ?? baseModel });
     double.computeMs += performance.now() - t0;
     if (r.delayMs) {
       const t = setTimeout(() => {
@@ -284,22 +329,6 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
       }, r.delayMs);
       timers.add(t);
     } else send(res, 200, response);
-  };
-
-  const overflow = (res: http.ServerResponse, limit: number, input: number, maxTokens: number | undefined) => {
-    let message: string;
-    if (engine === 'sglang') {
-      message =
-        input >= limit
-          ? `The input (${input} tokens) is longer than the model's context length (${limit} tokens).`
-          : `Requested token count exceeds the model's maximum context length of ${limit} tokens. You requested a total of ${input + (maxTokens ?? 0)} tokens: ${input} tokens from the input messages and ${maxTokens ?? 0} tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.`;
-    } else {
-      message =
-        input < limit && maxTokens !== undefined
-          ? `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${limit} tokens and your request has ${input} input tokens (${maxTokens} > ${limit} - ${input}).`
-          : `This model's maximum context length is ${limit} tokens. However, your request has ${input} input tokens. Please reduce the length of the input messages.`;
-    }
-    send(res, 400, errorBody(400, message, 'BadRequestError'));
   };
 
   const weights = (p: string, body: Record<string, unknown>, res: http.ServerResponse) => {
@@ -311,6 +340,11 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
     };
     const name = typeof body['lora_name'] === 'string' ? body['lora_name'] : '';
     const dir = typeof body['lora_path'] === 'string' ? body['lora_path'] : '';
+    // vLLM mounts its adapter routes only with VLLM_ALLOW_RUNTIME_LORA_UPDATING; SGLang answers without --enable-lora
+    if (!lora && engine === 'vllm' && (p === '/v1/load_lora_adapter' || p === '/v1/unload_lora_adapter')) return answer(404, { detail: 'Not Found' });
+    if (!lora && engine === 'sglang' && (p === '/load_lora_adapter' || p === '/unload_lora_adapter')) {
+      return answer(400, { success: false, error_message: 'LoRA is not enabled. Please set `--enable-lora` to enable LoRA.', loaded_adapters: null });
+    }
     if (p === '/v1/load_lora_adapter' && engine === 'vllm') {
       if (name === '' || dir === '') return answer(400, errorBody(400, "Both 'lora_name' and 'lora_path' must be provided.", 'InvalidUserInput'));
       if (double.adapters.has(name) && body['load_inplace'] !== true) {
@@ -337,7 +371,8 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
       return answer(200, { success: true, error_message: '', loaded_adapters: Object.fromEntries(double.adapters) });
     }
     if (p === '/unload_lora_adapter' && engine === 'sglang') {
-      if (!double.adapters.delete(name)) return answer(400, { success: false, error_message: `LoRA adapter ${JSON.stringify(name)} is not loaded`, loaded_adapters: Object.fromEntries(double.adapters) });
+      if (!double.adapters.has(name)) return answer(400, { success: false, error_message: `LoRA with name ${name} does not exist. Loaded LoRAs: dict_keys(${JSON.stringify([...double.adapters.keys()])})`, loaded_adapters: null });
+      double.adapters.delete(name);
       return answer(200, { success: true, error_message: '', loaded_adapters: Object.fromEntries(double.adapters) });
     }
     return answer(404, errorBody(404, `Not Found: ${p}`, 'NotFoundError'));

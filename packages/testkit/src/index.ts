@@ -32,6 +32,16 @@ export {
   type WeightCall,
 } from './chat-server.js';
 export {
+  effectiveSampling,
+  overflowRefusal,
+  resolveModel,
+  type EffectiveSampling,
+  type EngineRefusal,
+  type GenerationConfig,
+  type ServedModel,
+  type VllmWording,
+} from './engine-rules.js';
+export {
   startFakeTrainer,
   type FakeTrainerDouble,
   type FakeTrainerOptions,

@@ -1,8 +1,9 @@
 // The policy backends an actor can run, chosen by OWRL_POLICY: `pointer` runs the built-in ONNX
 // pointer model (artifact kind onnx-pointer, fetched and sha256-checked); `openai` runs a model
 // behind an OpenAI-compatible endpoint, one OpenAIPolicy per published version whose requests
-// name the version's served model (a LoRA adapter's serve_name; for full weights the serve_name
-// or the configured model). With a weight loader (vLLM or SGLang, OWRL_POLICY_LOAD_WEIGHTS) the
+// run the version: a LoRA adapter's serve_name as the adapter (named as the engine resolves it:
+// vLLM the adapter as the model, SGLang "<served model>:<adapter>"), full weights under their
+// serve_name or the configured model. With a weight loader (vLLM or SGLang, OWRL_POLICY_LOAD_WEIGHTS) the
 // engine is made to load a version before the first request names it: the holder loads one
 // version at a time, so an actor loads each version once however many slots it runs. A version
 // without a uri is the model the endpoint serves as configured (the base, version 0): nothing to
@@ -29,10 +30,10 @@ export function pointerBackend(): PolicyBackend {
   };
 }
 
-/** The model name requests for `a` carry. */
-export function servedModel(a: PolicyArtifact, configured: string): string {
-  if (a.kind === 'lora-adapter') return a.serveName || defaultServeName(a.version);
-  return a.serveName || configured;
+/** What requests for `a` run: the served model and, for a LoRA adapter, the adapter's name. */
+export function servedModel(a: PolicyArtifact, configured: string): { model: string; adapter?: string } {
+  if (a.kind === 'lora-adapter') return { model: configured, adapter: a.serveName || defaultServeName(a.version) };
+  return { model: a.serveName || configured };
 }
 
 /**
@@ -45,11 +46,11 @@ export function openaiBackend(cfg: OpenAIPolicyConfig, logger: Logger, loader?: 
     name: 'openai',
     kinds: ['lora-adapter', 'full-weights'],
     load: async (a) => {
-      let model: string;
-      if (a.uri === '') model = a.serveName || cfg.model;
-      else if (loader) model = (await loader.loadVersion(a)).serveName || cfg.model;
-      else model = servedModel(a, cfg.model);
-      return new OpenAIPolicy({ ...cfg, model, version: a.version, logger });
+      // a version without a uri is the model as served (version 0 of a language-model run)
+      if (a.uri === '') return new OpenAIPolicy({ ...cfg, model: a.serveName || cfg.model, version: a.version, logger });
+      if (loader) await loader.loadVersion(a);
+      const { model, adapter } = servedModel(a, cfg.model);
+      return new OpenAIPolicy({ ...cfg, model, ...(adapter ? { adapter } : {}), version: a.version, logger });
     },
   };
 }

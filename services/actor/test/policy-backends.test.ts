@@ -122,68 +122,73 @@ void describe('actor policy backends', () => {
     await pointer.close();
   });
 
-  void it('with a weight loader: each version is loaded once, before any of the slots names it; the base needs no load', async () => {
-    const eng = await startChatServer({ engine: 'vllm', baseModel: 'Qwen/Qwen3-VL-4B-Instruct', fallback: () => ({ content: '<tool_call>\n{"name": "done", "arguments": {"response": "ok"}}\n</tool_call>' }) });
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-adapters-'));
-    const adapter = (v: number): PolicyArtifact => {
-      const d = path.join(dir, `v${v}`);
-      fs.mkdirSync(d, { recursive: true });
-      fs.writeFileSync(path.join(d, 'adapter_config.json'), '{"peft_type": "LORA", "r": 8}');
-      return make(PolicyArtifactSchema, { version: BigInt(v), uri: pathToFileURL(d).href, sha256: 'c'.repeat(64), kind: 'lora-adapter', serveName: `owrl-v${v}` });
-    };
-    try {
-      const cfg = loadActorConfig({ OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: eng.url, OWRL_POLICY_MODEL: 'Qwen/Qwen3-VL-4B-Instruct', OWRL_POLICY_RETRIES: '0' });
-      assert.equal(cfg.loadWeights, true, 'on by default with vLLM');
-      const loader = new EngineWeightLoader({ engine: 'vllm', baseUrl: eng.url, logger: silentLogger });
-      const holder = new PolicyHolder(silentLogger, openaiBackend(cfg.openai!, silentLogger, loader));
-      /** Four slots each run one decision with the current policy. */
-      const slots = async () =>
-        Promise.all(
-          [0, 1, 2, 3].map(async () => {
-            const h = holder.acquire();
-            try {
-              await h.policy.decide(input);
-              return h.version;
-            } finally {
-              h.release();
-            }
-          }),
+  for (const engine of ['vllm', 'sglang'] as const) {
+    void it(`${engine}, with a weight loader: each version is loaded once, before any of the slots names it, and its adapter serves every request naming it; the base needs no load`, async () => {
+      const eng = await startChatServer({ engine, baseModel: 'Qwen/Qwen3-VL-4B-Instruct', fallback: () => ({ content: '<tool_call>\n{"name": "done", "arguments": {"response": "ok"}}\n</tool_call>' }) });
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-adapters-'));
+      const adapter = (v: number): PolicyArtifact => {
+        const d = path.join(dir, `v${v}`);
+        fs.mkdirSync(d, { recursive: true });
+        fs.writeFileSync(path.join(d, 'adapter_config.json'), '{"peft_type": "LORA", "r": 8}');
+        return make(PolicyArtifactSchema, { version: BigInt(v), uri: pathToFileURL(d).href, sha256: 'c'.repeat(64), kind: 'lora-adapter', serveName: `owrl-v${v}` });
+      };
+      const load = engine === 'vllm' ? '/v1/load_lora_adapter' : '/load_lora_adapter';
+      const unload = engine === 'vllm' ? '/v1/unload_lora_adapter' : '/unload_lora_adapter';
+      try {
+        const cfg = loadActorConfig({ OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: eng.url, OWRL_POLICY_MODEL: 'Qwen/Qwen3-VL-4B-Instruct', OWRL_POLICY_ENGINE: engine, OWRL_POLICY_RETRIES: '0' });
+        assert.equal(cfg.loadWeights, true, `on by default with ${engine}`);
+        const loader = new EngineWeightLoader({ engine, baseUrl: eng.url, logger: silentLogger });
+        const holder = new PolicyHolder(silentLogger, openaiBackend(cfg.openai!, silentLogger, loader));
+        /** Four slots each run one decision with the current policy. */
+        const slots = async () =>
+          Promise.all(
+            [0, 1, 2, 3].map(async () => {
+              const h = holder.acquire();
+              try {
+                await h.policy.decide(input);
+                return h.version;
+              } finally {
+                h.release();
+              }
+            }),
+          );
+        holder.offer(make(PolicyArtifactSchema, { version: 0n, kind: 'lora-adapter' }));
+        await holder.waitFor(0, 2000);
+        assert.deepEqual(await slots(), [0, 0, 0, 0]);
+        assert.equal(eng.weightCalls.length, 0, 'the base is served as configured');
+        assert.deepEqual(new Set(eng.requests.map((r) => r.servedBy)), new Set(['Qwen/Qwen3-VL-4B-Instruct']));
+        for (const v of [1, 2, 3, 4]) {
+          const a = adapter(v);
+          holder.offer(a);
+          holder.offer(a); // the pointer watch may deliver a value again
+          await holder.waitFor(v, 5000);
+          assert.deepEqual(await slots(), [v, v, v, v]);
+        }
+        const loads = eng.weightCalls.filter((c) => c.path === load);
+        assert.deepEqual(
+          loads.map((c) => [c.body['lora_name'], c.status]),
+          [1, 2, 3, 4].map((v) => [`owrl-v${v}`, 200]),
+          'one load per version',
         );
-      holder.offer(make(PolicyArtifactSchema, { version: 0n, kind: 'lora-adapter' }));
-      await holder.waitFor(0, 2000);
-      assert.deepEqual(await slots(), [0, 0, 0, 0]);
-      assert.equal(eng.weightCalls.length, 0, 'the base is served as configured');
-      assert.deepEqual(new Set(eng.requests.map((r) => r.model)), new Set(['Qwen/Qwen3-VL-4B-Instruct']));
-      for (const v of [1, 2, 3, 4]) {
-        const a = adapter(v);
-        holder.offer(a);
-        holder.offer(a); // the pointer watch may deliver a value again
-        await holder.waitFor(v, 5000);
-        assert.deepEqual(await slots(), [v, v, v, v]);
+        // every request ran, and ran on the adapter of the version the slot held (SGLang runs the
+        // base model for a request that names an adapter any other way than it resolves)
+        assert.equal(eng.sent.length, 20);
+        assert.deepEqual(
+          eng.requests.slice(4).map((r) => r.servedBy),
+          [1, 2, 3, 4].flatMap((v) => Array<string>(4).fill(`owrl-v${v}`)),
+        );
+        assert.deepEqual(
+          eng.weightCalls.filter((c) => c.path === unload).map((c) => c.body['lora_name']),
+          ['owrl-v1'],
+          'adapters beyond the newest three are unloaded',
+        );
+        await holder.close();
+        assert.match(configError({ OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: eng.url, OWRL_POLICY_MODEL: 'm', OWRL_POLICY_ENGINE: 'openai', OWRL_POLICY_LOAD_WEIGHTS: '1' }).message, /OWRL_POLICY_LOAD_WEIGHTS is on but OWRL_POLICY_ENGINE=openai/);
+        assert.equal(loadActorConfig({ OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: eng.url, OWRL_POLICY_MODEL: 'm', OWRL_POLICY_ENGINE: 'openai' }).loadWeights, false);
+      } finally {
+        await eng.close();
+        fs.rmSync(dir, { recursive: true, force: true });
       }
-      const loads = eng.weightCalls.filter((c) => c.path === '/v1/load_lora_adapter');
-      assert.deepEqual(
-        loads.map((c) => [c.body['lora_name'], c.status]),
-        [1, 2, 3, 4].map((v) => [`owrl-v${v}`, 200]),
-        'one load per version',
-      );
-      // the vLLM stand-in refuses a request naming an adapter it has not loaded (404): every one succeeded
-      assert.equal(eng.sent.length, 20);
-      assert.deepEqual(
-        eng.requests.slice(4).map((r) => r.model),
-        [1, 2, 3, 4].flatMap((v) => Array<string>(4).fill(`owrl-v${v}`)),
-      );
-      assert.deepEqual(
-        eng.weightCalls.filter((c) => c.path === '/v1/unload_lora_adapter').map((c) => c.body['lora_name']),
-        ['owrl-v1'],
-        'adapters beyond the newest three are unloaded',
-      );
-      await holder.close();
-      assert.match(configError({ OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: eng.url, OWRL_POLICY_MODEL: 'm', OWRL_POLICY_ENGINE: 'openai', OWRL_POLICY_LOAD_WEIGHTS: '1' }).message, /OWRL_POLICY_LOAD_WEIGHTS is on but OWRL_POLICY_ENGINE=openai/);
-      assert.equal(loadActorConfig({ OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: eng.url, OWRL_POLICY_MODEL: 'm', OWRL_POLICY_ENGINE: 'openai' }).loadWeights, false);
-    } finally {
-      await eng.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    });
+  }
 });

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file owrl/v1/run_state.proto.
  */
 export const file_owrl_v1_run_state: GenFile = /*@__PURE__*/
-  fileDesc("Chdvd3JsL3YxL3J1bl9zdGF0ZS5wcm90bxIHb3dybC52MSLnAgoLUnVuQ291bnRlcnMSEgoKZGlzcGF0Y2hlZBgBIAEoBBIUCgxyZWRpc3BhdGNoZWQYAiABKAQSFwoPc2NvcmVkX2luZ2VzdGVkGAMgASgEEhEKCXRyYWluYWJsZRgEIAEoBBIQCghleGNsdWRlZBgFIAEoBBIaChJkdXBsaWNhdGVzX2Ryb3BwZWQYBiABKAQSEQoJaW5fZmxpZ2h0GAcgASgEEhMKC2dyb3Vwc19rZXB0GAggASgEEh8KF2dyb3Vwc19kcm9wcGVkX2FsbF96ZXJvGAkgASgEEh4KFmdyb3Vwc19kcm9wcGVkX2FsbF9vbmUYCiABKAQSGAoQZ3JvdXBzX2FiYW5kb25lZBgLIAEoBBIPCgd1cGRhdGVzGAwgASgEEhQKDGxhdGVfZHJvcHBlZBgNIAEoBBIVCg1zdGFsZV9kcm9wcGVkGA4gASgEEhMKC2hhbmRlZF9iYWNrGA8gASgEIkkKDkRpZmZpY3VsdHlTdGF0EhIKCmRpZmZpY3VsdHkYASABKA0SEAoIZXBpc29kZXMYAiABKA0SEQoJc3VjY2Vzc2VzGAMgASgNIj8KCVN1aXRlU3RhdBINCgVzdWl0ZRgBIAEoCRIQCghlcGlzb2RlcxgCIAEoDRIRCglzdWNjZXNzZXMYAyABKA0ikQYKDFJvdW5kU3VtbWFyeRINCgVyb3VuZBgBIAEoBBIWCg5wb2xpY3lfdmVyc2lvbhgCIAEoBBIRCgltYXhfc3RlcHMYAyABKA0SEAoIZXBpc29kZXMYBCABKA0SEQoJc3VjY2Vzc2VzGAUgASgNEhQKDHN1Y2Nlc3NfcmF0ZRgGIAEoARITCgtncm91cHNfa2VwdBgHIAEoDRIfChdncm91cHNfZHJvcHBlZF9hbGxfemVybxgIIAEoDRIeChZncm91cHNfZHJvcHBlZF9hbGxfb25lGAkgASgNEj0KDHRlcm1pbmF0aW9ucxgKIAMoCzInLm93cmwudjEuUm91bmRTdW1tYXJ5LlRlcm1pbmF0aW9uc0VudHJ5EjUKCGV4Y2x1ZGVkGAsgAygLMiMub3dybC52MS5Sb3VuZFN1bW1hcnkuRXhjbHVkZWRFbnRyeRIuCg1ieV9kaWZmaWN1bHR5GAwgAygLMhcub3dybC52MS5EaWZmaWN1bHR5U3RhdBIMCgRsb3NzGA0gASgBEhUKDWNsaXBfZnJhY3Rpb24YDiABKAESDgoGd2FsbF9zGA8gASgBEhIKCm1lYW5fc3RlcHMYECABKAESJAoIYnlfc3VpdGUYESADKAsyEi5vd3JsLnYxLlN1aXRlU3RhdBIYChBncm91cHNfYWJhbmRvbmVkGBIgASgNEiIKBmVwb2NocxgTIAMoCzISLm93cmwudjEuRXBvY2hTdGF0EiYKCWJ5X2ZhbWlseRgUIAMoCzITLm93cmwudjEuRmFtaWx5U3RhdBIYChBzdGFsZW5lc3NfY291bnRzGBUgAygNEhAKCHVwZGF0ZV9zGBYgASgBEhEKCXB1Ymxpc2hfcxgXIAEoARIWCg5maW5pc2hlZF9hdF9tcxgYIAEoBBozChFUZXJtaW5hdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBGi8KDUV4Y2x1ZGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgNOgI4ASJQCgpGYW1pbHlTdGF0Eg0KBXN1aXRlGAEgASgJEg4KBmZhbWlseRgCIAEoCRIQCghlcGlzb2RlcxgDIAEoDRIRCglzdWNjZXNzZXMYBCABKA0iYQoNU3RhbGVuZXNzU3RhdBIVCg1tYXhfc3RhbGVuZXNzGAEgASgNEg4KBmNvdW50cxgCIAMoBBILCgNwNTAYAyABKAESCwoDcDk5GAQgASgBEg8KB2Ryb3BwZWQYBSABKAQijgEKCUFjdG9ySW5mbxIQCghhY3Rvcl9pZBgBIAEoCRINCgVzbG90cxgCIAEoDRIMCgRidXN5GAMgASgNEhYKDnBvbGljeV92ZXJzaW9uGAQgASgEEhEKCXJzc19ieXRlcxgFIAEoBBIQCghlcGlzb2RlcxgGIAEoBBIVCg11cGRhdGVkX2F0X21zGAcgASgEIlEKDUJsYWNrbGlzdEluZm8SDAoEaG9zdBgBIAEoCRIOCgZyZWFzb24YAiABKAkSEAoIZmFpbHVyZXMYAyABKA0SEAoIdW50aWxfbXMYBCABKAQipgEKEEp1ZGdlQ2FsaWJyYXRpb24SCQoBbhgBIAEoBBIKCgJ0cBgCIAEoBBIKCgJmcBgDIAEoBBIKCgJmbhgEIAEoBBIKCgJ0bhgFIAEoBBIRCglhZ3JlZW1lbnQYBiABKAESEQoJcHJlY2lzaW9uGAcgASgBEg4KBnJlY2FsbBgIIAEoARIKCgJmMRgJIAEoARIVCg1qdWRnZV92ZXJzaW9uGAogASgJIrwGCghSdW5TdGF0ZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIOCgZydW5faWQYAiABKAkSIAoFcGhhc2UYAyABKA4yES5vd3JsLnYxLlJ1blBoYXNlEg0KBXJvdW5kGAQgASgEEhQKDHJvdW5kc190b3RhbBgFIAEoBBIWCg5wb2xpY3lfdmVyc2lvbhgGIAEoBBImCghjb3VudGVycxgHIAEoCzIULm93cmwudjEuUnVuQ291bnRlcnMSJQoGcm91bmRzGAggAygLMhUub3dybC52MS5Sb3VuZFN1bW1hcnkSOQoMdGVybWluYXRpb25zGAkgAygLMiMub3dybC52MS5SdW5TdGF0ZS5UZXJtaW5hdGlvbnNFbnRyeRIxCghleGNsdWRlZBgKIAMoCzIfLm93cmwudjEuUnVuU3RhdGUuRXhjbHVkZWRFbnRyeRIVCg1zdGFydGVkX2F0X21zGAsgASgEEhUKDXVwZGF0ZWRfYXRfbXMYDCABKAQSGAoQcmVzb3VyY2VfdmVyc2lvbhgNIAEoBBIPCgdtZXNzYWdlGA4gASgJEgwKBG1vZGUYDyABKAkSKAoFanVkZ2UYECABKAsyGS5vd3JsLnYxLkp1ZGdlQ2FsaWJyYXRpb24SFAoMZmFpbHVyZV9jb2RlGBEgASgJEikKCXN0YWxlbmVzcxgSIAEoCzIWLm93cmwudjEuU3RhbGVuZXNzU3RhdBIiCgZhY3RvcnMYEyADKAsyEi5vd3JsLnYxLkFjdG9ySW5mbxIpCglibGFja2xpc3QYFCADKAsyFi5vd3JsLnYxLkJsYWNrbGlzdEluZm8SEwoLaW5jYXJuYXRpb24YFSABKA0SJQoHdHJhaW5lchgWIAEoCzIULm93cmwudjEuVHJhaW5lckluZm8SKQoGdXBkYXRlGBcgASgLMhkub3dybC52MS5UcmFpbkh5cGVycGFyYW1zGjMKEVRlcm1pbmF0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEaLwoNRXhjbHVkZWRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBKpgBCghSdW5QaGFzZRIZChVSVU5fUEhBU0VfVU5TUEVDSUZJRUQQABIWChJSVU5fUEhBU0VfU1RBUlRJTkcQARIVChFSVU5fUEhBU0VfUlVOTklORxACEhQKEFJVTl9QSEFTRV9QQVVTRUQQAxIWChJSVU5fUEhBU0VfRklOSVNIRUQQBBIUChBSVU5fUEhBU0VfRkFJTEVEEAViBnByb3RvMw", [file_owrl_v1_trainer]);
+  fileDesc("Chdvd3JsL3YxL3J1bl9zdGF0ZS5wcm90bxIHb3dybC52MSLkAwoLUnVuQ291bnRlcnMSEgoKZGlzcGF0Y2hlZBgBIAEoBBIUCgxyZWRpc3BhdGNoZWQYAiABKAQSFwoPc2NvcmVkX2luZ2VzdGVkGAMgASgEEhEKCXRyYWluYWJsZRgEIAEoBBIQCghleGNsdWRlZBgFIAEoBBIaChJkdXBsaWNhdGVzX2Ryb3BwZWQYBiABKAQSEQoJaW5fZmxpZ2h0GAcgASgEEhMKC2dyb3Vwc19rZXB0GAggASgEEh8KF2dyb3Vwc19kcm9wcGVkX2FsbF96ZXJvGAkgASgEEh4KFmdyb3Vwc19kcm9wcGVkX2FsbF9vbmUYCiABKAQSGAoQZ3JvdXBzX2FiYW5kb25lZBgLIAEoBBIPCgd1cGRhdGVzGAwgASgEEhQKDGxhdGVfZHJvcHBlZBgNIAEoBBIVCg1zdGFsZV9kcm9wcGVkGA4gASgEEhMKC2hhbmRlZF9iYWNrGA8gASgEEhcKD3RpbWVvdXRzX3BvbGljeRgQIAEoBBIVCg10aW1lb3V0c19zaXRlGBEgASgEEhgKEGdyb3Vwc19leGhhdXN0ZWQYEiABKAQSGAoQc2FtcGxlc19ub3Rfc2VudBgTIAEoBBIXCg9zYW1wbGVzX3JlZnVzZWQYFCABKAQicwoMRmFpbHVyZVJ1bGVzEhUKDXRpbWVvdXRfYmxhbWUYASABKAkSHAoUdGltZW91dF9wb2xpY3lfc2hhcmUYAiABKAESFAoMbWF4X2F0dGVtcHRzGAMgASgNEhgKEGV4aGF1c3RlZF9ncm91cHMYBCABKAkiSQoORGlmZmljdWx0eVN0YXQSEgoKZGlmZmljdWx0eRgBIAEoDRIQCghlcGlzb2RlcxgCIAEoDRIRCglzdWNjZXNzZXMYAyABKA0iPwoJU3VpdGVTdGF0Eg0KBXN1aXRlGAEgASgJEhAKCGVwaXNvZGVzGAIgASgNEhEKCXN1Y2Nlc3NlcxgDIAEoDSKmBwoMUm91bmRTdW1tYXJ5Eg0KBXJvdW5kGAEgASgEEhYKDnBvbGljeV92ZXJzaW9uGAIgASgEEhEKCW1heF9zdGVwcxgDIAEoDRIQCghlcGlzb2RlcxgEIAEoDRIRCglzdWNjZXNzZXMYBSABKA0SFAoMc3VjY2Vzc19yYXRlGAYgASgBEhMKC2dyb3Vwc19rZXB0GAcgASgNEh8KF2dyb3Vwc19kcm9wcGVkX2FsbF96ZXJvGAggASgNEh4KFmdyb3Vwc19kcm9wcGVkX2FsbF9vbmUYCSABKA0SPQoMdGVybWluYXRpb25zGAogAygLMicub3dybC52MS5Sb3VuZFN1bW1hcnkuVGVybWluYXRpb25zRW50cnkSNQoIZXhjbHVkZWQYCyADKAsyIy5vd3JsLnYxLlJvdW5kU3VtbWFyeS5FeGNsdWRlZEVudHJ5Ei4KDWJ5X2RpZmZpY3VsdHkYDCADKAsyFy5vd3JsLnYxLkRpZmZpY3VsdHlTdGF0EgwKBGxvc3MYDSABKAESFQoNY2xpcF9mcmFjdGlvbhgOIAEoARIOCgZ3YWxsX3MYDyABKAESEgoKbWVhbl9zdGVwcxgQIAEoARIkCghieV9zdWl0ZRgRIAMoCzISLm93cmwudjEuU3VpdGVTdGF0EhgKEGdyb3Vwc19hYmFuZG9uZWQYEiABKA0SIgoGZXBvY2hzGBMgAygLMhIub3dybC52MS5FcG9jaFN0YXQSJgoJYnlfZmFtaWx5GBQgAygLMhMub3dybC52MS5GYW1pbHlTdGF0EhgKEHN0YWxlbmVzc19jb3VudHMYFSADKA0SEAoIdXBkYXRlX3MYFiABKAESEQoJcHVibGlzaF9zGBcgASgBEhYKDmZpbmlzaGVkX2F0X21zGBggASgEEhcKD3RpbWVvdXRzX3BvbGljeRgZIAEoDRIVCg10aW1lb3V0c19zaXRlGBogASgNEhgKEGdyb3Vwc19leGhhdXN0ZWQYGyABKA0SGAoQc2FtcGxlc19ub3Rfc2VudBgcIAEoDRIXCg9zYW1wbGVzX3JlZnVzZWQYHSABKA0SFgoOaW1hZ2VzX21pc3NpbmcYHiABKA0aMwoRVGVybWluYXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgNOgI4ARovCg1FeGNsdWRlZEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEiUAoKRmFtaWx5U3RhdBINCgVzdWl0ZRgBIAEoCRIOCgZmYW1pbHkYAiABKAkSEAoIZXBpc29kZXMYAyABKA0SEQoJc3VjY2Vzc2VzGAQgASgNImEKDVN0YWxlbmVzc1N0YXQSFQoNbWF4X3N0YWxlbmVzcxgBIAEoDRIOCgZjb3VudHMYAiADKAQSCwoDcDUwGAMgASgBEgsKA3A5ORgEIAEoARIPCgdkcm9wcGVkGAUgASgEIo4BCglBY3RvckluZm8SEAoIYWN0b3JfaWQYASABKAkSDQoFc2xvdHMYAiABKA0SDAoEYnVzeRgDIAEoDRIWCg5wb2xpY3lfdmVyc2lvbhgEIAEoBBIRCglyc3NfYnl0ZXMYBSABKAQSEAoIZXBpc29kZXMYBiABKAQSFQoNdXBkYXRlZF9hdF9tcxgHIAEoBCJRCg1CbGFja2xpc3RJbmZvEgwKBGhvc3QYASABKAkSDgoGcmVhc29uGAIgASgJEhAKCGZhaWx1cmVzGAMgASgNEhAKCHVudGlsX21zGAQgASgEIqYBChBKdWRnZUNhbGlicmF0aW9uEgkKAW4YASABKAQSCgoCdHAYAiABKAQSCgoCZnAYAyABKAQSCgoCZm4YBCABKAQSCgoCdG4YBSABKAQSEQoJYWdyZWVtZW50GAYgASgBEhEKCXByZWNpc2lvbhgHIAEoARIOCgZyZWNhbGwYCCABKAESCgoCZjEYCSABKAESFQoNanVkZ2VfdmVyc2lvbhgKIAEoCSLqBgoIUnVuU3RhdGUSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SDgoGcnVuX2lkGAIgASgJEiAKBXBoYXNlGAMgASgOMhEub3dybC52MS5SdW5QaGFzZRINCgVyb3VuZBgEIAEoBBIUCgxyb3VuZHNfdG90YWwYBSABKAQSFgoOcG9saWN5X3ZlcnNpb24YBiABKAQSJgoIY291bnRlcnMYByABKAsyFC5vd3JsLnYxLlJ1bkNvdW50ZXJzEiUKBnJvdW5kcxgIIAMoCzIVLm93cmwudjEuUm91bmRTdW1tYXJ5EjkKDHRlcm1pbmF0aW9ucxgJIAMoCzIjLm93cmwudjEuUnVuU3RhdGUuVGVybWluYXRpb25zRW50cnkSMQoIZXhjbHVkZWQYCiADKAsyHy5vd3JsLnYxLlJ1blN0YXRlLkV4Y2x1ZGVkRW50cnkSFQoNc3RhcnRlZF9hdF9tcxgLIAEoBBIVCg11cGRhdGVkX2F0X21zGAwgASgEEhgKEHJlc291cmNlX3ZlcnNpb24YDSABKAQSDwoHbWVzc2FnZRgOIAEoCRIMCgRtb2RlGA8gASgJEigKBWp1ZGdlGBAgASgLMhkub3dybC52MS5KdWRnZUNhbGlicmF0aW9uEhQKDGZhaWx1cmVfY29kZRgRIAEoCRIpCglzdGFsZW5lc3MYEiABKAsyFi5vd3JsLnYxLlN0YWxlbmVzc1N0YXQSIgoGYWN0b3JzGBMgAygLMhIub3dybC52MS5BY3RvckluZm8SKQoJYmxhY2tsaXN0GBQgAygLMhYub3dybC52MS5CbGFja2xpc3RJbmZvEhMKC2luY2FybmF0aW9uGBUgASgNEiUKB3RyYWluZXIYFiABKAsyFC5vd3JsLnYxLlRyYWluZXJJbmZvEikKBnVwZGF0ZRgXIAEoCzIZLm93cmwudjEuVHJhaW5IeXBlcnBhcmFtcxIsCg1mYWlsdXJlX3J1bGVzGBggASgLMhUub3dybC52MS5GYWlsdXJlUnVsZXMaMwoRVGVybWluYXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgEOgI4ARovCg1FeGNsdWRlZEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEqmAEKCFJ1blBoYXNlEhkKFVJVTl9QSEFTRV9VTlNQRUNJRklFRBAAEhYKElJVTl9QSEFTRV9TVEFSVElORxABEhUKEVJVTl9QSEFTRV9SVU5OSU5HEAISFAoQUlVOX1BIQVNFX1BBVVNFRBADEhYKElJVTl9QSEFTRV9GSU5JU0hFRBAEEhQKEFJVTl9QSEFTRV9GQUlMRUQQBWIGcHJvdG8z", [file_owrl_v1_trainer]);
 
 /**
  * Every dispatched rollout is accounted for: dispatched = scored_trainable + excluded + in_flight.
@@ -100,6 +100,40 @@ export type RunCounters = Message<"owrl.v1.RunCounters"> & {
    * @generated from field: uint64 handed_back = 15;
    */
   handedBack: bigint;
+
+  /**
+   * Task timeouts the failure rules attributed to the policy (scored 0, trained) and to the site
+   * or browser (excluded, re-dispatched).
+   *
+   * @generated from field: uint64 timeouts_policy = 16;
+   */
+  timeoutsPolicy: bigint;
+
+  /**
+   * @generated from field: uint64 timeouts_site = 17;
+   */
+  timeoutsSite: bigint;
+
+  /**
+   * Groups dropped because a sample spent its re-dispatch budget (part of groups_abandoned).
+   *
+   * @generated from field: uint64 groups_exhausted = 18;
+   */
+  groupsExhausted: bigint;
+
+  /**
+   * Kept samples not sent to the trainer: no step left to train (all masked or without a trace).
+   *
+   * @generated from field: uint64 samples_not_sent = 19;
+   */
+  samplesNotSent: bigint;
+
+  /**
+   * Samples the trainer refused (an image it could not fetch).
+   *
+   * @generated from field: uint64 samples_refused = 20;
+   */
+  samplesRefused: bigint;
 };
 
 /**
@@ -108,6 +142,52 @@ export type RunCounters = Message<"owrl.v1.RunCounters"> & {
  */
 export const RunCountersSchema: GenMessage<RunCounters> = /*@__PURE__*/
   messageDesc(file_owrl_v1_run_state, 0);
+
+/**
+ * The recipe's rules for failures (OWRL_TIMEOUT_BLAME, OWRL_TIMEOUT_POLICY_SHARE,
+ * OWRL_MAX_ATTEMPTS, OWRL_EXHAUSTED_GROUPS).
+ *
+ * @generated from message owrl.v1.FailureRules
+ */
+export type FailureRules = Message<"owrl.v1.FailureRules"> & {
+  /**
+   * Who a task timeout is blamed on: "timings" (the episode's own: policy time against browser
+   * and network time), "site" (always excluded and re-dispatched) or "policy" (always scored 0).
+   *
+   * @generated from field: string timeout_blame = 1;
+   */
+  timeoutBlame: string;
+
+  /**
+   * With "timings": the share of the episode's wall time spent in the policy from which the
+   * timeout is the policy's.
+   *
+   * @generated from field: double timeout_policy_share = 2;
+   */
+  timeoutPolicyShare: number;
+
+  /**
+   * Attempts per sample slot (the first and its re-dispatches).
+   *
+   * @generated from field: uint32 max_attempts = 3;
+   */
+  maxAttempts: number;
+
+  /**
+   * What happens to a group one of whose samples spent its attempts: "drop" (the whole group,
+   * counted; never trained with a hole in it).
+   *
+   * @generated from field: string exhausted_groups = 4;
+   */
+  exhaustedGroups: string;
+};
+
+/**
+ * Describes the message owrl.v1.FailureRules.
+ * Use `create(FailureRulesSchema)` to create a new message.
+ */
+export const FailureRulesSchema: GenMessage<FailureRules> = /*@__PURE__*/
+  messageDesc(file_owrl_v1_run_state, 1);
 
 /**
  * @generated from message owrl.v1.DifficultyStat
@@ -134,7 +214,7 @@ export type DifficultyStat = Message<"owrl.v1.DifficultyStat"> & {
  * Use `create(DifficultyStatSchema)` to create a new message.
  */
 export const DifficultyStatSchema: GenMessage<DifficultyStat> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 1);
+  messageDesc(file_owrl_v1_run_state, 2);
 
 /**
  * @generated from message owrl.v1.SuiteStat
@@ -161,7 +241,7 @@ export type SuiteStat = Message<"owrl.v1.SuiteStat"> & {
  * Use `create(SuiteStatSchema)` to create a new message.
  */
 export const SuiteStatSchema: GenMessage<SuiteStat> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 2);
+  messageDesc(file_owrl_v1_run_state, 3);
 
 /**
  * @generated from message owrl.v1.RoundSummary
@@ -302,6 +382,43 @@ export type RoundSummary = Message<"owrl.v1.RoundSummary"> & {
    * @generated from field: uint64 finished_at_ms = 24;
    */
   finishedAtMs: bigint;
+
+  /**
+   * Task timeouts blamed on the policy (trained, reward 0) and on the site (excluded).
+   *
+   * @generated from field: uint32 timeouts_policy = 25;
+   */
+  timeoutsPolicy: number;
+
+  /**
+   * @generated from field: uint32 timeouts_site = 26;
+   */
+  timeoutsSite: number;
+
+  /**
+   * Groups dropped because a sample spent its re-dispatch budget.
+   *
+   * @generated from field: uint32 groups_exhausted = 27;
+   */
+  groupsExhausted: number;
+
+  /**
+   * Kept samples not sent (no trainable step), samples the trainer refused, and images the
+   * update referenced that the learner could not keep.
+   *
+   * @generated from field: uint32 samples_not_sent = 28;
+   */
+  samplesNotSent: number;
+
+  /**
+   * @generated from field: uint32 samples_refused = 29;
+   */
+  samplesRefused: number;
+
+  /**
+   * @generated from field: uint32 images_missing = 30;
+   */
+  imagesMissing: number;
 };
 
 /**
@@ -309,7 +426,7 @@ export type RoundSummary = Message<"owrl.v1.RoundSummary"> & {
  * Use `create(RoundSummarySchema)` to create a new message.
  */
 export const RoundSummarySchema: GenMessage<RoundSummary> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 3);
+  messageDesc(file_owrl_v1_run_state, 4);
 
 /**
  * @generated from message owrl.v1.FamilyStat
@@ -341,7 +458,7 @@ export type FamilyStat = Message<"owrl.v1.FamilyStat"> & {
  * Use `create(FamilyStatSchema)` to create a new message.
  */
 export const FamilyStatSchema: GenMessage<FamilyStat> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 4);
+  messageDesc(file_owrl_v1_run_state, 5);
 
 /**
  * Staleness of trained trajectories (async mode): policy versions between the one a trajectory
@@ -383,7 +500,7 @@ export type StalenessStat = Message<"owrl.v1.StalenessStat"> & {
  * Use `create(StalenessStatSchema)` to create a new message.
  */
 export const StalenessStatSchema: GenMessage<StalenessStat> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 5);
+  messageDesc(file_owrl_v1_run_state, 6);
 
 /**
  * A live actor (KV owrl_actors heartbeat).
@@ -432,7 +549,7 @@ export type ActorInfo = Message<"owrl.v1.ActorInfo"> & {
  * Use `create(ActorInfoSchema)` to create a new message.
  */
 export const ActorInfoSchema: GenMessage<ActorInfo> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 6);
+  messageDesc(file_owrl_v1_run_state, 7);
 
 /**
  * A KV owrl_blacklist entry.
@@ -466,7 +583,7 @@ export type BlacklistInfo = Message<"owrl.v1.BlacklistInfo"> & {
  * Use `create(BlacklistInfoSchema)` to create a new message.
  */
 export const BlacklistInfoSchema: GenMessage<BlacklistInfo> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 7);
+  messageDesc(file_owrl_v1_run_state, 8);
 
 /**
  * Shadow mode: the judge model measured against the task verifiers on the run's trajectories
@@ -533,7 +650,7 @@ export type JudgeCalibration = Message<"owrl.v1.JudgeCalibration"> & {
  * Use `create(JudgeCalibrationSchema)` to create a new message.
  */
 export const JudgeCalibrationSchema: GenMessage<JudgeCalibration> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 8);
+  messageDesc(file_owrl_v1_run_state, 9);
 
 /**
  * @generated from message owrl.v1.RunState
@@ -674,6 +791,13 @@ export type RunState = Message<"owrl.v1.RunState"> & {
    * @generated from field: owrl.v1.TrainHyperparams update = 23;
    */
   update?: TrainHyperparams | undefined;
+
+  /**
+   * The failure rules every result is judged by (who a timeout is blamed on, spent budgets).
+   *
+   * @generated from field: owrl.v1.FailureRules failure_rules = 24;
+   */
+  failureRules?: FailureRules | undefined;
 };
 
 /**
@@ -681,7 +805,7 @@ export type RunState = Message<"owrl.v1.RunState"> & {
  * Use `create(RunStateSchema)` to create a new message.
  */
 export const RunStateSchema: GenMessage<RunState> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_run_state, 9);
+  messageDesc(file_owrl_v1_run_state, 10);
 
 /**
  * @generated from enum owrl.v1.RunPhase

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file owrl/v1/trajectory.proto.
  */
 export const file_owrl_v1_trajectory: GenFile = /*@__PURE__*/
-  fileDesc("Chhvd3JsL3YxL3RyYWplY3RvcnkucHJvdG8SB293cmwudjEiKwoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIRCglhcmdzX2pzb24YAiABKAkimwEKBkVmZmVjdBIhCgRraW5kGAEgASgOMhMub3dybC52MS5FZmZlY3RLaW5kEgwKBGxpbmUYAiABKAkSLwoIZXZpZGVuY2UYAyADKAsyHS5vd3JsLnYxLkVmZmVjdC5FdmlkZW5jZUVudHJ5Gi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKjAQoKVG9vbFJlc3VsdBIfCgRjYWxsGAEgASgLMhEub3dybC52MS5Ub29sQ2FsbBIKCgJvaxgCIAEoCBIgCgdlZmZlY3RzGAMgAygLMg8ub3dybC52MS5FZmZlY3QSEgoKbGF0ZW5jeV9tcxgEIAEoARISCgplcnJvcl9jb2RlGAUgASgJEh4KBnBvaW50cxgGIAMoCzIOLm93cmwudjEuUG9pbnQiHQoFUG9pbnQSCQoBeBgBIAEoBRIJCgF5GAIgASgFImYKC1BvbGljeVRyYWNlEigKB3BvaW50ZXIYASABKAsyFS5vd3JsLnYxLlBvaW50ZXJUcmFjZUgAEiUKBnRva2VucxgCIAEoCzITLm93cmwudjEuVG9rZW5UcmFjZUgAQgYKBGtpbmQitQEKDFBvaW50ZXJUcmFjZRIWCg5udW1fY2FuZGlkYXRlcxgBIAEoDRIPCgdvZmZzZXRzGAIgAygNEhUKDWZlYXR1cmVfaW5kZXgYAyADKA0SFQoNZmVhdHVyZV92YWx1ZRgEIAMoAhIOCgZjaG9zZW4YBSABKA0SDwoHbG9ncHJvYhgGIAEoARITCgt0ZW1wZXJhdHVyZRgHIAEoARIYChBjYW5kaWRhdGVfbGFiZWxzGAggAygJIlYKCEltYWdlUmVmEg4KBnNoYTI1NhgBIAEoCRIMCgRtaW1lGAIgASgJEg0KBXdpZHRoGAMgASgNEg4KBmhlaWdodBgEIAEoDRINCgVieXRlcxgFIAEoBCLSAQoKVG9rZW5UcmFjZRIRCgl0b2tlbl9pZHMYASADKA0SEAoIbG9ncHJvYnMYAiADKAISFQoNcHJvbXB0X3Rva2VucxgDIAEoDRIVCg1maW5pc2hfcmVhc29uGAQgASgJEhgKEHByb21wdF90b2tlbl9pZHMYBSADKA0SEQoJbG9zc19tYXNrGAYgAygNEg0KBW1vZGVsGAcgASgJEiEKBmltYWdlcxgIIAMoCzIRLm93cmwudjEuSW1hZ2VSZWYSEgoKaW5jb21wbGV0ZRgJIAEoCCJZCgpTdGVwVGltaW5nEhEKCXBvbGljeV9tcxgBIAEoARIRCglhY3Rpb25fbXMYAiABKAESEQoJc2V0dGxlX21zGAMgASgBEhIKCm9ic2VydmVfbXMYBCABKAEijwIKBFN0ZXASDQoFaW5kZXgYASABKA0SEQoJcmVhc29uaW5nGAIgASgJEiQKB3Jlc3VsdHMYAyADKAsyEy5vd3JsLnYxLlRvb2xSZXN1bHQSEgoKdXJsX2JlZm9yZRgEIAEoCRIRCgl1cmxfYWZ0ZXIYBSABKAkSIwoFdHJhY2UYBiABKAsyFC5vd3JsLnYxLlBvbGljeVRyYWNlEiMKBnRpbWluZxgHIAEoCzITLm93cmwudjEuU3RlcFRpbWluZxISCgpyYXdfb3V0cHV0GAggASgJEhMKC3BhcnNlX2Vycm9yGAkgASgIEiUKCnNjcmVlbnNob3QYCiABKAsyES5vd3JsLnYxLkltYWdlUmVmIlgKC1Rlcm1pbmF0aW9uEigKBWNsYXNzGAEgASgOMhkub3dybC52MS5UZXJtaW5hdGlvbkNsYXNzEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIs4CCgtEaWFnbm9zdGljcxIqCg1sYXRlbmN5X3RvdGFsGAEgASgLMhMub3dybC52MS5TdGVwVGltaW5nEhoKEmNocm9taXVtX3Jzc19ieXRlcxgCIAEoBBIYChBicm93c2VyX3VwdGltZV9zGAMgASgBEhgKEGJyb3dzZXJfZXBpc29kZXMYBCABKA0SFQoNaW5pdF9hdHRlbXB0cxgFIAEoDRITCgtodHRwX3N0YXR1cxgGIAEoDRIRCglmaW5hbF91cmwYByABKAkSEgoKZXJyb3JfbmFtZRgIIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAkgASgJEhMKC2Vycm9yX3N0YWNrGAogASgJEg8KB3dhbGxfbXMYCyABKAESFwoPYWN0b3JfcnNzX2J5dGVzGAwgASgEEhoKEmNocm9taXVtX3Bzc19ieXRlcxgNIAEoBCJQCghQYWdlRXZhbBIRCglldmFsdWF0ZWQYASABKAgSDgoGdHJ1dGh5GAIgASgIEhIKCnZhbHVlX2pzb24YAyABKAkSDQoFZXJyb3IYBCABKAki5QMKClRyYWplY3RvcnkSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SFQoNdHJhamVjdG9yeV9pZBgCIAEoCRIoCgdyZXF1ZXN0GAMgASgLMhcub3dybC52MS5Sb2xsb3V0UmVxdWVzdBIQCghhY3Rvcl9pZBgEIAEoCRIWCg5wb2xpY3lfdmVyc2lvbhgFIAEoBBIcCgVzdGVwcxgGIAMoCzINLm93cmwudjEuU3RlcBIUCgxmaW5hbF9hbnN3ZXIYByABKAkSEwoLY2FsbGVkX2RvbmUYCCABKAgSKQoLdGVybWluYXRpb24YCSABKAsyFC5vd3JsLnYxLlRlcm1pbmF0aW9uEikKC2RpYWdub3N0aWNzGAogASgLMhQub3dybC52MS5EaWFnbm9zdGljcxIqCg9maW5hbF9wYWdlX2V2YWwYCyABKAsyES5vd3JsLnYxLlBhZ2VFdmFsEhgKEGZpbmFsX3NjcmVlbnNob3QYDCABKAwSFQoNc3RhcnRlZF9hdF9tcxgNIAEoBBIWCg5maW5pc2hlZF9hdF9tcxgOIAEoBBIPCgd0cmltbWVkGA8gAygJEi8KFGZpbmFsX3NjcmVlbnNob3RfcmVmGBAgASgLMhEub3dybC52MS5JbWFnZVJlZiq3AgoQVGVybWluYXRpb25DbGFzcxIhCh1URVJNSU5BVElPTl9DTEFTU19VTlNQRUNJRklFRBAAEh8KG1RFUk1JTkFUSU9OX0NMQVNTX0NPTVBMRVRFRBABEisKJ1RFUk1JTkFUSU9OX0NMQVNTX1NURVBfQlVER0VUX0VYSEFVU1RFRBACEiYKIlRFUk1JTkFUSU9OX0NMQVNTX0dFTkVSQVRJT05fTElNSVQQAxIiCh5URVJNSU5BVElPTl9DTEFTU19GT1JNQVRfRVJST1IQBBIfChtURVJNSU5BVElPTl9DTEFTU19FTlZfRVJST1IQBRIjCh9URVJNSU5BVElPTl9DTEFTU19TQU5EQk9YX0VSUk9SEAYSIAocVEVSTUlOQVRJT05fQ0xBU1NfSU5JVF9FUlJPUhAHKp4DCgpFZmZlY3RLaW5kEhsKF0VGRkVDVF9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVRUZGRUNUX0tJTkRfTkFWSUdBVEVEEAESFwoTRUZGRUNUX0tJTkRfTkVXX1RBQhACEhoKFkVGRkVDVF9LSU5EX1RBQl9DTE9TRUQQAxIbChdFRkZFQ1RfS0lORF9ET01fQ0hBTkdFRBAEEhkKFUVGRkVDVF9LSU5EX1ZBTFVFX1NFVBAFEh4KGkVGRkVDVF9LSU5EX1ZBTFVFX01JU01BVENIEAYSGAoURUZGRUNUX0tJTkRfU0NST0xMRUQQBxIeChpFRkZFQ1RfS0lORF9TQ1JPTExfQkxPQ0tFRBAIEhkKFUVGRkVDVF9LSU5EX05PX0VGRkVDVBAJEhYKEkVGRkVDVF9LSU5EX0RJQUxPRxAKEhgKFEVGRkVDVF9LSU5EX0RPV05MT0FEEAsSFwoTRUZGRUNUX0tJTkRfQkxPQ0tFRBAMEhUKEUVGRkVDVF9LSU5EX0VSUk9SEA0SFAoQRUZGRUNUX0tJTkRfRE9ORRAOYgZwcm90bzM", [file_owrl_v1_rollout]);
+  fileDesc("Chhvd3JsL3YxL3RyYWplY3RvcnkucHJvdG8SB293cmwudjEiKwoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIRCglhcmdzX2pzb24YAiABKAkimwEKBkVmZmVjdBIhCgRraW5kGAEgASgOMhMub3dybC52MS5FZmZlY3RLaW5kEgwKBGxpbmUYAiABKAkSLwoIZXZpZGVuY2UYAyADKAsyHS5vd3JsLnYxLkVmZmVjdC5FdmlkZW5jZUVudHJ5Gi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKjAQoKVG9vbFJlc3VsdBIfCgRjYWxsGAEgASgLMhEub3dybC52MS5Ub29sQ2FsbBIKCgJvaxgCIAEoCBIgCgdlZmZlY3RzGAMgAygLMg8ub3dybC52MS5FZmZlY3QSEgoKbGF0ZW5jeV9tcxgEIAEoARISCgplcnJvcl9jb2RlGAUgASgJEh4KBnBvaW50cxgGIAMoCzIOLm93cmwudjEuUG9pbnQiHQoFUG9pbnQSCQoBeBgBIAEoBRIJCgF5GAIgASgFImYKC1BvbGljeVRyYWNlEigKB3BvaW50ZXIYASABKAsyFS5vd3JsLnYxLlBvaW50ZXJUcmFjZUgAEiUKBnRva2VucxgCIAEoCzITLm93cmwudjEuVG9rZW5UcmFjZUgAQgYKBGtpbmQitQEKDFBvaW50ZXJUcmFjZRIWCg5udW1fY2FuZGlkYXRlcxgBIAEoDRIPCgdvZmZzZXRzGAIgAygNEhUKDWZlYXR1cmVfaW5kZXgYAyADKA0SFQoNZmVhdHVyZV92YWx1ZRgEIAMoAhIOCgZjaG9zZW4YBSABKA0SDwoHbG9ncHJvYhgGIAEoARITCgt0ZW1wZXJhdHVyZRgHIAEoARIYChBjYW5kaWRhdGVfbGFiZWxzGAggAygJIlYKCEltYWdlUmVmEg4KBnNoYTI1NhgBIAEoCRIMCgRtaW1lGAIgASgJEg0KBXdpZHRoGAMgASgNEg4KBmhlaWdodBgEIAEoDRINCgVieXRlcxgFIAEoBCL9AQoKVG9rZW5UcmFjZRIRCgl0b2tlbl9pZHMYASADKA0SEAoIbG9ncHJvYnMYAiADKAISFQoNcHJvbXB0X3Rva2VucxgDIAEoDRIVCg1maW5pc2hfcmVhc29uGAQgASgJEhgKEHByb21wdF90b2tlbl9pZHMYBSADKA0SEQoJbG9zc19tYXNrGAYgAygNEg0KBW1vZGVsGAcgASgJEiEKBmltYWdlcxgIIAMoCzIRLm93cmwudjEuSW1hZ2VSZWYSEgoKaW5jb21wbGV0ZRgJIAEoCBIpCgdzYW1wbGVyGAogASgLMhgub3dybC52MS5TYW1wbGVyU2V0dGluZ3MikAIKD1NhbXBsZXJTZXR0aW5ncxITCgt0ZW1wZXJhdHVyZRgBIAEoARINCgV0b3BfcBgCIAEoARINCgV0b3BfaxgDIAEoBRINCgVtaW5fcBgEIAEoARIaChJyZXBldGl0aW9uX3BlbmFsdHkYBSABKAESGAoQcHJlc2VuY2VfcGVuYWx0eRgGIAEoARIZChFmcmVxdWVuY3lfcGVuYWx0eRgHIAEoARIRCgRzZWVkGAggASgESACIAQESEgoKbWF4X3Rva2VucxgJIAEoDRIqCgxsb2dwcm9iX21vZGUYCiABKA4yFC5vd3JsLnYxLkxvZ3Byb2JNb2RlEg4KBmVuZ2luZRgLIAEoCUIHCgVfc2VlZCJZCgpTdGVwVGltaW5nEhEKCXBvbGljeV9tcxgBIAEoARIRCglhY3Rpb25fbXMYAiABKAESEQoJc2V0dGxlX21zGAMgASgBEhIKCm9ic2VydmVfbXMYBCABKAEijwIKBFN0ZXASDQoFaW5kZXgYASABKA0SEQoJcmVhc29uaW5nGAIgASgJEiQKB3Jlc3VsdHMYAyADKAsyEy5vd3JsLnYxLlRvb2xSZXN1bHQSEgoKdXJsX2JlZm9yZRgEIAEoCRIRCgl1cmxfYWZ0ZXIYBSABKAkSIwoFdHJhY2UYBiABKAsyFC5vd3JsLnYxLlBvbGljeVRyYWNlEiMKBnRpbWluZxgHIAEoCzITLm93cmwudjEuU3RlcFRpbWluZxISCgpyYXdfb3V0cHV0GAggASgJEhMKC3BhcnNlX2Vycm9yGAkgASgIEiUKCnNjcmVlbnNob3QYCiABKAsyES5vd3JsLnYxLkltYWdlUmVmIlgKC1Rlcm1pbmF0aW9uEigKBWNsYXNzGAEgASgOMhkub3dybC52MS5UZXJtaW5hdGlvbkNsYXNzEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIs4CCgtEaWFnbm9zdGljcxIqCg1sYXRlbmN5X3RvdGFsGAEgASgLMhMub3dybC52MS5TdGVwVGltaW5nEhoKEmNocm9taXVtX3Jzc19ieXRlcxgCIAEoBBIYChBicm93c2VyX3VwdGltZV9zGAMgASgBEhgKEGJyb3dzZXJfZXBpc29kZXMYBCABKA0SFQoNaW5pdF9hdHRlbXB0cxgFIAEoDRITCgtodHRwX3N0YXR1cxgGIAEoDRIRCglmaW5hbF91cmwYByABKAkSEgoKZXJyb3JfbmFtZRgIIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAkgASgJEhMKC2Vycm9yX3N0YWNrGAogASgJEg8KB3dhbGxfbXMYCyABKAESFwoPYWN0b3JfcnNzX2J5dGVzGAwgASgEEhoKEmNocm9taXVtX3Bzc19ieXRlcxgNIAEoBCJQCghQYWdlRXZhbBIRCglldmFsdWF0ZWQYASABKAgSDgoGdHJ1dGh5GAIgASgIEhIKCnZhbHVlX2pzb24YAyABKAkSDQoFZXJyb3IYBCABKAki5QMKClRyYWplY3RvcnkSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SFQoNdHJhamVjdG9yeV9pZBgCIAEoCRIoCgdyZXF1ZXN0GAMgASgLMhcub3dybC52MS5Sb2xsb3V0UmVxdWVzdBIQCghhY3Rvcl9pZBgEIAEoCRIWCg5wb2xpY3lfdmVyc2lvbhgFIAEoBBIcCgVzdGVwcxgGIAMoCzINLm93cmwudjEuU3RlcBIUCgxmaW5hbF9hbnN3ZXIYByABKAkSEwoLY2FsbGVkX2RvbmUYCCABKAgSKQoLdGVybWluYXRpb24YCSABKAsyFC5vd3JsLnYxLlRlcm1pbmF0aW9uEikKC2RpYWdub3N0aWNzGAogASgLMhQub3dybC52MS5EaWFnbm9zdGljcxIqCg9maW5hbF9wYWdlX2V2YWwYCyABKAsyES5vd3JsLnYxLlBhZ2VFdmFsEhgKEGZpbmFsX3NjcmVlbnNob3QYDCABKAwSFQoNc3RhcnRlZF9hdF9tcxgNIAEoBBIWCg5maW5pc2hlZF9hdF9tcxgOIAEoBBIPCgd0cmltbWVkGA8gAygJEi8KFGZpbmFsX3NjcmVlbnNob3RfcmVmGBAgASgLMhEub3dybC52MS5JbWFnZVJlZiq3AgoQVGVybWluYXRpb25DbGFzcxIhCh1URVJNSU5BVElPTl9DTEFTU19VTlNQRUNJRklFRBAAEh8KG1RFUk1JTkFUSU9OX0NMQVNTX0NPTVBMRVRFRBABEisKJ1RFUk1JTkFUSU9OX0NMQVNTX1NURVBfQlVER0VUX0VYSEFVU1RFRBACEiYKIlRFUk1JTkFUSU9OX0NMQVNTX0dFTkVSQVRJT05fTElNSVQQAxIiCh5URVJNSU5BVElPTl9DTEFTU19GT1JNQVRfRVJST1IQBBIfChtURVJNSU5BVElPTl9DTEFTU19FTlZfRVJST1IQBRIjCh9URVJNSU5BVElPTl9DTEFTU19TQU5EQk9YX0VSUk9SEAYSIAocVEVSTUlOQVRJT05fQ0xBU1NfSU5JVF9FUlJPUhAHKp4DCgpFZmZlY3RLaW5kEhsKF0VGRkVDVF9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVRUZGRUNUX0tJTkRfTkFWSUdBVEVEEAESFwoTRUZGRUNUX0tJTkRfTkVXX1RBQhACEhoKFkVGRkVDVF9LSU5EX1RBQl9DTE9TRUQQAxIbChdFRkZFQ1RfS0lORF9ET01fQ0hBTkdFRBAEEhkKFUVGRkVDVF9LSU5EX1ZBTFVFX1NFVBAFEh4KGkVGRkVDVF9LSU5EX1ZBTFVFX01JU01BVENIEAYSGAoURUZGRUNUX0tJTkRfU0NST0xMRUQQBxIeChpFRkZFQ1RfS0lORF9TQ1JPTExfQkxPQ0tFRBAIEhkKFUVGRkVDVF9LSU5EX05PX0VGRkVDVBAJEhYKEkVGRkVDVF9LSU5EX0RJQUxPRxAKEhgKFEVGRkVDVF9LSU5EX0RPV05MT0FEEAsSFwoTRUZGRUNUX0tJTkRfQkxPQ0tFRBAMEhUKEUVGRkVDVF9LSU5EX0VSUk9SEA0SFAoQRUZGRUNUX0tJTkRfRE9ORRAOKnsKC0xvZ3Byb2JNb2RlEhwKGExPR1BST0JfTU9ERV9VTlNQRUNJRklFRBAAEhQKEExPR1BST0JfTU9ERV9SQVcQARIcChhMT0dQUk9CX01PREVfVEVNUEVSQVRVUkUQAhIaChZMT0dQUk9CX01PREVfUFJPQ0VTU0VEEANiBnByb3RvMw", [file_owrl_v1_rollout]);
 
 /**
  * One call of one of the atomic tools (click, write, press_keys, scroll, ...).
@@ -345,6 +345,15 @@ export type TokenTrace = Message<"owrl.v1.TokenTrace"> & {
    * @generated from field: bool incomplete = 9;
    */
   incomplete: boolean;
+
+  /**
+   * How the engine sampled this step, as the request set it: every parameter the engine would
+   * otherwise take from the model's generation config, and which log-probabilities it reports.
+   * A trainer checks its own log-prob computation against it (docs/trainer.md, "The loss").
+   *
+   * @generated from field: owrl.v1.SamplerSettings sampler = 10;
+   */
+  sampler?: SamplerSettings | undefined;
 };
 
 /**
@@ -353,6 +362,81 @@ export type TokenTrace = Message<"owrl.v1.TokenTrace"> & {
  */
 export const TokenTraceSchema: GenMessage<TokenTrace> = /*@__PURE__*/
   messageDesc(file_owrl_v1_trajectory, 7);
+
+/**
+ * The sampler settings of one model call. top_k -1 = off; min_p 0 = off; penalties 1 / 0 = off.
+ *
+ * @generated from message owrl.v1.SamplerSettings
+ */
+export type SamplerSettings = Message<"owrl.v1.SamplerSettings"> & {
+  /**
+   * @generated from field: double temperature = 1;
+   */
+  temperature: number;
+
+  /**
+   * @generated from field: double top_p = 2;
+   */
+  topP: number;
+
+  /**
+   * @generated from field: int32 top_k = 3;
+   */
+  topK: number;
+
+  /**
+   * @generated from field: double min_p = 4;
+   */
+  minP: number;
+
+  /**
+   * @generated from field: double repetition_penalty = 5;
+   */
+  repetitionPenalty: number;
+
+  /**
+   * @generated from field: double presence_penalty = 6;
+   */
+  presencePenalty: number;
+
+  /**
+   * @generated from field: double frequency_penalty = 7;
+   */
+  frequencyPenalty: number;
+
+  /**
+   * Seed sent with the request (absent: none).
+   *
+   * @generated from field: optional uint64 seed = 8;
+   */
+  seed?: bigint | undefined;
+
+  /**
+   * Completion budget of the request that answered (after a context clamp, the clamped value).
+   *
+   * @generated from field: uint32 max_tokens = 9;
+   */
+  maxTokens: number;
+
+  /**
+   * @generated from field: owrl.v1.LogprobMode logprob_mode = 10;
+   */
+  logprobMode: LogprobMode;
+
+  /**
+   * Serving engine: "vllm", "sglang" or "openai".
+   *
+   * @generated from field: string engine = 11;
+   */
+  engine: string;
+};
+
+/**
+ * Describes the message owrl.v1.SamplerSettings.
+ * Use `create(SamplerSettingsSchema)` to create a new message.
+ */
+export const SamplerSettingsSchema: GenMessage<SamplerSettings> = /*@__PURE__*/
+  messageDesc(file_owrl_v1_trajectory, 8);
 
 /**
  * @generated from message owrl.v1.StepTiming
@@ -384,7 +468,7 @@ export type StepTiming = Message<"owrl.v1.StepTiming"> & {
  * Use `create(StepTimingSchema)` to create a new message.
  */
 export const StepTimingSchema: GenMessage<StepTiming> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 8);
+  messageDesc(file_owrl_v1_trajectory, 9);
 
 /**
  * @generated from message owrl.v1.Step
@@ -452,7 +536,7 @@ export type Step = Message<"owrl.v1.Step"> & {
  * Use `create(StepSchema)` to create a new message.
  */
 export const StepSchema: GenMessage<Step> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 9);
+  messageDesc(file_owrl_v1_trajectory, 10);
 
 /**
  * @generated from message owrl.v1.Termination
@@ -482,13 +566,16 @@ export type Termination = Message<"owrl.v1.Termination"> & {
  * Use `create(TerminationSchema)` to create a new message.
  */
 export const TerminationSchema: GenMessage<Termination> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 10);
+  messageDesc(file_owrl_v1_trajectory, 11);
 
 /**
  * @generated from message owrl.v1.Diagnostics
  */
 export type Diagnostics = Message<"owrl.v1.Diagnostics"> & {
   /**
+   * Time per phase over the whole episode, the step in progress when the episode was cut off (a
+   * task timeout, a crash) included: the learner attributes a task timeout from it.
+   *
    * @generated from field: owrl.v1.StepTiming latency_total = 1;
    */
   latencyTotal?: StepTiming | undefined;
@@ -564,7 +651,7 @@ export type Diagnostics = Message<"owrl.v1.Diagnostics"> & {
  * Use `create(DiagnosticsSchema)` to create a new message.
  */
 export const DiagnosticsSchema: GenMessage<Diagnostics> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 11);
+  messageDesc(file_owrl_v1_trajectory, 12);
 
 /**
  * Result of the verifier's page expression, evaluated in the final page by the actor.
@@ -598,7 +685,7 @@ export type PageEval = Message<"owrl.v1.PageEval"> & {
  * Use `create(PageEvalSchema)` to create a new message.
  */
 export const PageEvalSchema: GenMessage<PageEval> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 12);
+  messageDesc(file_owrl_v1_trajectory, 13);
 
 /**
  * @generated from message owrl.v1.Trajectory
@@ -701,7 +788,7 @@ export type Trajectory = Message<"owrl.v1.Trajectory"> & {
  * Use `create(TrajectorySchema)` to create a new message.
  */
 export const TrajectorySchema: GenMessage<Trajectory> = /*@__PURE__*/
-  messageDesc(file_owrl_v1_trajectory, 13);
+  messageDesc(file_owrl_v1_trajectory, 14);
 
 /**
  * How an episode ended. Stable enum, never free text.
@@ -857,4 +944,46 @@ export enum EffectKind {
  */
 export const EffectKindSchema: GenEnum<EffectKind> = /*@__PURE__*/
   enumDesc(file_owrl_v1_trajectory, 1);
+
+/**
+ * Which distribution an engine's reported log-probabilities belong to.
+ *
+ * @generated from enum owrl.v1.LogprobMode
+ */
+export enum LogprobMode {
+  /**
+   * @generated from enum value: LOGPROB_MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The model's own distribution: log_softmax(logits), before penalties, temperature and
+   * top-k/top-p/min-p (vLLM's default, --logprobs-mode raw_logprobs; SGLang with
+   * SGLANG_RETURN_ORIGINAL_LOGPROB=1).
+   *
+   * @generated from enum value: LOGPROB_MODE_RAW = 1;
+   */
+  RAW = 1,
+
+  /**
+   * After penalties and temperature, before top-k/top-p/min-p filtering (SGLang's default).
+   *
+   * @generated from enum value: LOGPROB_MODE_TEMPERATURE = 2;
+   */
+  TEMPERATURE = 2,
+
+  /**
+   * The distribution sampled from: after penalties, temperature and top-k/top-p/min-p
+   * (vLLM --logprobs-mode processed_logprobs).
+   *
+   * @generated from enum value: LOGPROB_MODE_PROCESSED = 3;
+   */
+  PROCESSED = 3,
+}
+
+/**
+ * Describes the enum owrl.v1.LogprobMode.
+ */
+export const LogprobModeSchema: GenEnum<LogprobMode> = /*@__PURE__*/
+  enumDesc(file_owrl_v1_trajectory, 2);
 
