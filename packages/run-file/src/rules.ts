@@ -14,7 +14,7 @@ export interface RunFileRule {
   check(run: RunFile): RuleIssue[];
 }
 
-const OPENAI_ONLY = ['base_url', 'model', 'engine', 'api_key_env', 'top_p', 'max_tokens', 'history', 'screenshots', 'timeout_ms', 'retries', 'load_weights'] as const;
+const OPENAI_ONLY = ['base_url', 'model', 'engine', 'api_key_env', 'top_p', 'top_k', 'min_p', 'max_tokens', 'history', 'screenshots', 'timeout_ms', 'retries', 'load_weights'] as const;
 const JUDGE_KEYS = { onnx: ['model_dir', 'device'], api: ['url', 'model', 'api_key_env', 'image'] } as const;
 
 function present(o: object | undefined, key: string): boolean {

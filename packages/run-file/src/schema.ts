@@ -132,6 +132,8 @@ export const policySection = z
     api_key_env: field(envName, { description: 'openai: the environment variable holding the API key.', secretFor: 'OWRL_POLICY_API_KEY' }),
     temperature: field(num(0.01), { description: 'Sampling temperature (the behaviour log-probs are taken at it; also the trainer\'s).', env: ['OWRL_TEMPERATURE', 'OWRL_POLICY_TEMPERATURE'], default: '1' }),
     top_p: field(num(0, 1), { description: 'openai: nucleus sampling.', env: ['OWRL_POLICY_TOP_P'] }),
+    top_k: field(int(-1), { description: 'openai: top-k sampling (-1 = off).', env: ['OWRL_POLICY_TOP_K'], default: '-1' }),
+    min_p: field(num(0, 1), { description: 'openai: min-p sampling (0 = off).', env: ['OWRL_POLICY_MIN_P'], default: '0' }),
     max_tokens: field(int(1), { description: 'openai: most tokens of one reply.', env: ['OWRL_POLICY_MAX_TOKENS'], default: '1024' }),
     history: field(z.enum(['full', 'hide_thinking', 'action_only']), { description: 'openai: what earlier turns keep in the prompt.', env: ['OWRL_POLICY_HISTORY'], default: 'full' }),
     screenshots: field(int(0), { description: 'openai: screenshots per turn (the latest K).', env: ['OWRL_POLICY_SCREENSHOTS'], default: '1' }),
