@@ -120,10 +120,12 @@ class ServiceRun<C, B extends boolean> {
   async #start(): Promise<void> {
     const spec = this.#spec;
     let runFile: string | null = null;
+    let runFileError: ConfigError | null = null;
     try {
       runFile = this.#readRunFile();
     } catch (e) {
-      throw e instanceof ConfigError ? new BadConfig(e) : e;
+      if (!(e instanceof ConfigError)) throw e;
+      runFileError = e; // reported once the logger is bound
     }
     // The level first, so that even a configuration error is logged at the level asked for.
     let level: (typeof LOG_LEVELS)[number] = 'info';
@@ -134,6 +136,7 @@ class ServiceRun<C, B extends boolean> {
     }
     this.#base = createLogger(spec.name, { level });
     this.#log = this.#base;
+    if (runFileError) throw new BadConfig(runFileError);
     let settings: ServiceSettings;
     let config: C;
     try {

@@ -1,8 +1,6 @@
 // Preflight: the judge backend. Verifiers need nothing; an ONNX judge model folder must read
-// (its configuration, tokenizer and graph files); a judge behind an API must serve the model and
+// (its configuration, its tokenizer and the graph files of its layout); a judge behind an API must serve the model and
 // answer one tiny chat request with the key the run file names.
-import fs from 'node:fs';
-import path from 'node:path';
 import { readModelFolder } from '@owrl/judge-model';
 import { why, type CheckLine, type PreflightContext } from './preflight-check.js';
 
@@ -16,13 +14,9 @@ export async function checkJudge(ctx: PreflightContext): Promise<CheckLine[]> {
 
 function checkOnnx(dir: string): CheckLine {
   try {
+    // reads its configuration and tokenizer and finds the graph files its layout needs
     const folder = readModelFolder(dir);
-    const graphs = Object.values(folder.judge.onnx as Record<string, unknown>)
-      .filter((f): f is string => typeof f === 'string' && f !== '')
-      .map((f) => path.join(folder.dir, f));
-    const missing = graphs.filter((p) => !fs.existsSync(p));
-    if (missing.length > 0) return { name: 'judge', ok: false, detail: `the model folder ${dir} lacks ${missing.join(', ')}`, fix: 'export the model again (docs/judge.md)' };
-    return { name: 'judge', ok: true, detail: `ONNX judge model ${dir} reads (${graphs.length} graph file${graphs.length === 1 ? '' : 's'})` };
+    return { name: 'judge', ok: true, detail: `ONNX judge model ${dir} reads (layout ${folder.judge.layout}, threshold ${folder.judge.threshold})` };
   } catch (e) {
     return { name: 'judge', ok: false, detail: `the ONNX judge model does not load: ${why(e)}`, fix: 'give judge.model_dir a folder exported for owrl (docs/judge.md)' };
   }

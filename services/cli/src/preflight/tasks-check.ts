@@ -75,16 +75,15 @@ export async function checkTasks(ctx: PreflightContext): Promise<CheckLine[]> {
   try {
     const answers = await Promise.all(sample.map(async (url) => ({ url, a: await fence.get(url, URL_TIMEOUT_MS) })));
     const bad = answers.filter((x) => x.a.status === 0);
-    const seen = `${sample.length} of ${byHost.size} start hosts`;
     if (bad.length === 0) {
-      lines.push({ name: 'tasks.urls', ok: true, detail: `${seen} answer through the fence (${answers.map((x) => `${new URL(x.url).host} ${x.a.status}`).join(', ')})` });
+      lines.push({ name: 'tasks.urls', ok: true, detail: `${sample.length} of ${byHost.size} start hosts answer through the fence (${answers.map((x) => `${new URL(x.url).host} ${x.a.status}`).join(', ')})` });
     } else {
       const first = bad[0] as (typeof bad)[number];
       const refused = bad.some((x) => x.a.refused);
       lines.push({
         name: 'tasks.urls',
         ok: false,
-        detail: `${bad.length} of ${seen} do not answer through the fence: ${first.url}: ${first.a.problem}${bad.length > 1 ? ` (also ${bad.slice(1).map((x) => new URL(x.url).host).join(', ')})` : ''}`,
+        detail: `${bad.length} of ${sample.length} sampled start hosts (of ${byHost.size}) do not answer through the fence: ${first.url}: ${first.a.problem}${bad.length > 1 ? ` (also ${bad.slice(1).map((x) => new URL(x.url).host).join(', ')})` : ''}`,
         fix: refused ? 'a private host is refused unless listed: add its host:port to fleet.allow_hosts' : 'check the URL, and that this machine (and the actors) can reach it: DNS, proxy, firewall',
       });
     }

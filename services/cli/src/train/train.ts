@@ -78,12 +78,14 @@ export async function runTrain(args: TrainArgs, out: (line: string) => void): Pr
   let client: LearnerClient | null = null;
   const t0 = Date.now();
   try {
-    broker = await startBroker(out, natsGiven ?? '');
     const local = natsGiven === undefined;
+    // --check with those checks skipped has no use for a server or the sites.
+    const needBroker = !(args.check && args.skip.includes('nats'));
+    broker = needBroker ? await startBroker(out, natsGiven ?? '') : { url: natsGiven ?? 'nats://127.0.0.1:4222', dispose: () => Promise.resolve() };
     // What owrl train sets itself, on top of the file and the environment.
     const own: Record<string, string> = { NATS_URL: broker.url, ...(local ? { OWRL_MAX_PAYLOAD: String(STACK_MAX_PAYLOAD) } : {}) };
     let sites: { url: string; host: string } | null = null;
-    if (suites && sitesGiven === undefined) {
+    if (suites && sitesGiven === undefined && !(args.check && args.skip.includes('tasks'))) {
       sites = await startSites(procs, { ...own, OWRL_LOG_LEVEL: settings.vars['OWRL_LOG_LEVEL'] ?? 'info' });
       await waitHttp(`${sites.url}/__owrl/health`, 30_000);
       own['OWRL_SITES_URL'] = sites.url;
