@@ -2,6 +2,7 @@
 // type and range, default, the variables that set it (and override it) and the rules across keys.
 // scripts/gen-run-file-doc.mjs writes it; its --check mode fails when the file is stale.
 import { z } from 'zod';
+import { FIXED_ON_RESUME } from './resume-diff.js';
 import { RULES } from './rules.js';
 import { runFileSchema } from './schema.js';
 import { schemaKeys, sectionDocs, type MappedKey } from './service-env.js';
@@ -95,7 +96,10 @@ export function renderReference(): string {
     '## Resuming',
     '',
     '`owrl train RUN.yaml --resume` takes the run up from `<data_dir>/<run_id>/`, where the file it started with is kept',
-    '(`run.yaml`). A change the run cannot absorb is refused naming the key: ' + '`recipe.group_size`, `policy.kind`, `policy.model`, `trainer.kind`, `state.run_id`, `tasks` (the task pool).',
+    '(`run.yaml`). A change the run cannot absorb is refused naming the key:',
+    '',
+    ...FIXED_ON_RESUME.map((f) => `- \`${f.key}\`: ${f.why}`),
+    '',
     'Other changes (fleet size, log level, rounds, …) are taken and listed.',
     '',
   );

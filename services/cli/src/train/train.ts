@@ -83,7 +83,8 @@ export async function runTrain(args: TrainArgs, out: (line: string) => void): Pr
     const needBroker = !(args.check && args.skip.includes('nats'));
     broker = needBroker ? await startBroker(out, natsGiven ?? '') : { url: natsGiven ?? 'nats://127.0.0.1:4222', dispose: () => Promise.resolve() };
     // What owrl train sets itself, on top of the file and the environment.
-    const own: Record<string, string> = { NATS_URL: broker.url, ...(local ? { OWRL_MAX_PAYLOAD: String(STACK_MAX_PAYLOAD) } : {}) };
+    // The largest message (trajectories carry screenshots): the actors cap it to the server's max_payload.
+    const own: Record<string, string> = { NATS_URL: broker.url, OWRL_MAX_PAYLOAD: env['OWRL_MAX_PAYLOAD'] || String(STACK_MAX_PAYLOAD) };
     let sites: { url: string; host: string } | null = null;
     if (suites && sitesGiven === undefined && !(args.check && args.skip.includes('tasks'))) {
       sites = await startSites(procs, { ...own, OWRL_LOG_LEVEL: settings.vars['OWRL_LOG_LEVEL'] ?? 'info' });
