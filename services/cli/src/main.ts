@@ -141,7 +141,9 @@ main(process.argv.slice(2)).then(
   (e: unknown) => {
     // A coded error (JUDGE_MODEL_DEVICE_UNAVAILABLE, …) says its code, so scripts and people can match it.
     const code = e instanceof UsageError ? undefined : (e as { code?: unknown }).code;
-    process.stderr.write(`owrl: ${typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code) ? `${code}: ` : ''}${(e as Error).message}\n`);
+    // Problems located in a file (`FILE:LINE:COL: key: message`) stand at the start of their lines.
+    const located = (e as { located?: unknown }).located === true;
+    process.stderr.write(`${located ? '' : 'owrl: '}${typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code) ? `${code}: ` : ''}${(e as Error).message}\n`);
     process.exit(e instanceof UsageError ? 2 : 1);
   },
 );

@@ -11,17 +11,17 @@ import { owrl } from './train-helpers.js';
 void test('demo --policy openai: endpoint, model and trainer are checked before anything starts', async () => {
   const cwd = fs.mkdtempSync(path.join(tmpdir(), 'owrl-demo-opts-'));
   const cases: Array<[string[], RegExp]> = [
-    [['--policy', 'gpt'], /^owrl: --policy: policy\.kind: must be one of pointer, openai, got "gpt"$/m],
+    [['--policy', 'gpt'], /^--policy: policy\.kind: must be one of pointer, openai, got "gpt"$/m],
     [['--policy', 'openai'], /policy: kind openai needs base_url/],
-    [['--policy', 'openai', '--base-url', 'vllm:8000'], /^owrl: --base-url: policy\.base_url: must be an http\(s\) URL, got "vllm:8000"$/m],
+    [['--policy', 'openai', '--base-url', 'vllm:8000'], /^--base-url: policy\.base_url: must be an http\(s\) URL, got "vllm:8000"$/m],
     [['--policy', 'openai', '--base-url', 'http://vllm:8000/v1'], /policy: kind openai needs model/],
     [['--policy', 'openai', '--base-url', 'http://vllm:8000/v1', '--model', 'Qwen/Qwen3-VL-4B-Instruct'], /demo\.yaml:\d+:\d+: trainer\.kind: policy\.kind openai needs trainer\.kind remote with an address/],
-    [['--policy', 'openai', '--base-url', 'http://vllm:8000/v1', '--model', 'm', '--trainer', 'gpu-box'], /^owrl: --trainer: trainer\.address: must be host:port, got "gpu-box"$/m],
-    [['--policy', 'openai', '--base-url', 'http://vllm:8000/v1', '--model', 'm', '--trainer', 'gpu:50070', '--engine', 'tgi'], /^owrl: --engine: policy\.engine: must be one of vllm, sglang, openai, got "tgi"$/m],
-    [['--policy', 'openai', '--base-url', 'http://vllm:8000/v1', '--model', 'm', '--trainer', 'gpu:50070', '--warmup'], /^owrl: --warmup: policy\.warmup\.enabled: the warm-up clones the scripted solvers into the pointer policy; the policy is openai$/m],
-    [['--model', 'm'], /^owrl: --model: policy\.model: goes with policy\.kind openai; the policy is pointer$/m],
-    [['--rounds', '0'], /^owrl: --rounds: recipe\.rounds: must be >= 1, got 0$/m],
-    [['--curriculum', '10'], /^owrl: --curriculum: stage "10" is not rounds:max_steps/m],
+    [['--policy', 'openai', '--base-url', 'http://vllm:8000/v1', '--model', 'm', '--trainer', 'gpu-box'], /^--trainer: trainer\.address: must be host:port, got "gpu-box"$/m],
+    [['--policy', 'openai', '--base-url', 'http://vllm:8000/v1', '--model', 'm', '--trainer', 'gpu:50070', '--engine', 'tgi'], /^--engine: policy\.engine: must be one of vllm, sglang, openai, got "tgi"$/m],
+    [['--policy', 'openai', '--base-url', 'http://vllm:8000/v1', '--model', 'm', '--trainer', 'gpu:50070', '--warmup'], /^--warmup: policy\.warmup\.enabled: the warm-up clones the scripted solvers into the pointer policy; the policy is openai$/m],
+    [['--model', 'm'], /^--model: policy\.model: goes with policy\.kind openai; the policy is pointer$/m],
+    [['--rounds', '0'], /^--rounds: recipe\.rounds: must be >= 1, got 0$/m],
+    [['--curriculum', '10'], /^--curriculum: recipe\.curriculum: stage "10" is not rounds:max_steps/m],
     [['extra.yaml'], /^owrl: owrl demo takes no run file/m],
   ];
   try {

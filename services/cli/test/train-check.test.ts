@@ -90,7 +90,7 @@ void test('a bad run file exits 2 with FILE:LINE:COL: key: message and starts no
     for (const args of [['train', file], ['train', '--check', file]]) {
       const r = await owrl(args, { cwd });
       assert.equal(r.code, 2, r.stderr);
-      assert.equal(r.stderr, `owrl: ${file}:${lines[i]}: ${message}\n`);
+      assert.equal(r.stderr, `${file}:${lines[i]}: ${message}\n`);
       assert.equal(r.stdout, '', 'no server was started');
     }
   }
@@ -99,11 +99,11 @@ void test('a bad run file exits 2 with FILE:LINE:COL: key: message and starts no
   fs.writeFileSync(path.join(dir, 'tasks.yaml'), 'tasks:\n  files:\n    - bad.jsonl\n');
   const r = await owrl(['train', path.join(dir, 'tasks.yaml')], { cwd });
   assert.equal(r.code, 2);
-  assert.match(r.stderr, new RegExp(`^owrl: ${path.join(dir, 'tasks.yaml')}:3:7: tasks\\.files\\[0\\]: ${path.join(dir, 'bad.jsonl')}: line 1: .*instruction`));
-  // a flag's bad value is reported under the flag
+  assert.match(r.stderr, new RegExp(`^${path.join(dir, 'tasks.yaml')}:3:7: tasks\\.files\\[0\\]: ${path.join(dir, 'bad.jsonl')}: line 1: .*instruction`));
+  // a flag's bad value is reported under the flag; located problems start their lines (no `owrl: `)
   const flag = await owrl(['demo', '--policy', 'gpt'], { cwd });
   assert.equal(flag.code, 2);
-  assert.equal(flag.stderr, 'owrl: --policy: policy.kind: must be one of pointer, openai, got "gpt"\n');
+  assert.equal(flag.stderr, '--policy: policy.kind: must be one of pointer, openai, got "gpt"\n');
   assert.deepEqual(fs.readdirSync(cwd), [], 'nothing was written');
 });
 

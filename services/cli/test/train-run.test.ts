@@ -84,7 +84,7 @@ void test('owrl train examples/demo.yaml --rounds 2 finishes with the counts set
   // a change the run cannot absorb: refused naming the key (and the flag that set it)
   const refused = await owrl([...args, '--resume', '--group-size', '4'], { cwd: dir });
   assert.equal(refused.code, 2);
-  assert.equal(refused.stderr, 'owrl: --group-size: recipe.group_size: changed from 5 to 4, which the run cannot take on resume (checkpointed groups and their advantages have the old size); keep it, or start a new run (another state.run_id)\n');
+  assert.equal(refused.stderr, '--group-size: recipe.group_size: changed from 5 to 4, which the run cannot take on resume (checkpointed groups and their advantages have the old size); keep it, or start a new run (another state.run_id)\n');
 
   // one more round, more actors: taken
   const json2 = path.join(dir, 'run2.json');

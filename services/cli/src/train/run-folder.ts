@@ -46,7 +46,7 @@ export function prepareResume(loaded: LoadedRunFile, runDir: string, o: { resume
     if (exists) throw new TrainRefused(`${started} exists: this run has started before; take it up with --resume, or give another state.run_id (--run-id)`);
     return { lines: [] };
   }
-  if (!o.runIdGiven) throw new TrainRefused(formatProblem({ where: loaded.where(['state']), key: 'state.run_id', message: '--resume needs the id of the run to take up: set state.run_id (or --run-id)' }));
+  if (!o.runIdGiven) throw new TrainRefused(formatProblem({ where: loaded.where(['state']), key: 'state.run_id', message: '--resume needs the id of the run to take up: set state.run_id (or --run-id)' }), { located: true });
   if (!exists) throw new TrainRefused(`nothing to resume: ${started} does not exist (no run of this id was started with this data_dir)`);
   const before = readRunFile(started);
   const { refused, taken } = resumeChanges(normalized(before), normalized(loaded));
@@ -55,6 +55,7 @@ export function prepareResume(loaded: LoadedRunFile, runDir: string, o: { resume
       refused
         .map((c) => formatProblem({ where: loaded.where(c.key.split('.')), key: c.key, message: `changed from ${show(c.before)} to ${show(c.after)}, which the run cannot take on resume (${c.why ?? ''}); keep it, or start a new run (another state.run_id)` }))
         .join('\n'),
+      { located: true },
     );
   }
   return { lines: taken.length === 0 ? [`resuming ${path.basename(runDir)} from ${runDir}`] : [`resuming ${path.basename(runDir)} from ${runDir} with changes: ${taken.map((c) => `${c.key} ${show(c.before)} -> ${show(c.after)}`).join(', ')}`] };

@@ -18,5 +18,5 @@ export async function checkTaskFiles(loaded: LoadedRunFile): Promise<void> {
       problems.push(formatProblem({ where: loaded.where(['tasks', 'files', i]), key: `tasks.files[${i}]`, message: e.message }));
     }
   }
-  if (problems.length > 0) throw new TrainRefused(problems.join('\n'));
+  if (problems.length > 0) throw new TrainRefused(problems.join('\n'), { located: true });
 }

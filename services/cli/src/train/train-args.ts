@@ -6,6 +6,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunFileOverride } from '@owrl/run-file';
 import { UsageError } from '../usage.js';
+import { TrainRefused } from './train-refused.js';
 import { defaultDemoRounds, defaultDemoTimeoutS } from '../demo/demo-options.js';
 import { PREFLIGHT_CHECKS, type PreflightCheckName } from '../preflight/preflight-check.js';
 
@@ -62,7 +63,7 @@ function flagValue(kind: (typeof KEY_FLAGS)[string]['kind'], v: string): unknown
     case 'curriculum':
       return list.map((stage) => {
         const m = /^(\d+)\s*:\s*(\d+)$/.exec(stage);
-        if (!m) throw new UsageError(`--curriculum: stage ${JSON.stringify(stage)} is not rounds:max_steps (e.g. 20:8,20:15)`);
+        if (!m) throw new TrainRefused(`--curriculum: recipe.curriculum: stage ${JSON.stringify(stage)} is not rounds:max_steps (e.g. 20:8,20:15)`, { located: true });
         return { rounds: Number(m[1]), max_steps: Number(m[2]) };
       });
     default:

@@ -37,7 +37,7 @@ function load(args: TrainArgs): LoadedRunFile {
   try {
     return readRunFile(args.file, args.overrides);
   } catch (e) {
-    if (isRunFileError(e)) throw new TrainRefused(e.message, { cause: e });
+    if (isRunFileError(e)) throw new TrainRefused(e.message, { cause: e, located: true });
     throw e;
   }
 }
@@ -53,7 +53,7 @@ export async function runTrain(args: TrainArgs, out: (line: string) => void): Pr
   try {
     settings = runFileSettings(loaded, env);
   } catch (e) {
-    if (isRunFileError(e)) throw new TrainRefused(e.message, { cause: e });
+    if (isRunFileError(e)) throw new TrainRefused(e.message, { cause: e, located: true });
     throw e;
   }
   const runIdGiven = run.state?.run_id !== undefined;
