@@ -88,9 +88,17 @@ class EpisodeRun<T> {
   private initOk = false;
   /** Set once the episode has ended: a step that completes after that is dropped. */
   private finished = false;
+  /** When the episode ended (before the final page was inspected). */
+  private cutAt = 0;
 
   private readonly steps: EpisodeStep<T>[] = [];
   private readonly total = zeroTiming();
+  /**
+   * The step in progress: its timing so far and the phase running now (since `t0`). When the
+   * episode is cut off (task timeout, crash) it is added to the total, so a timeout can be blamed
+   * on the phase that took the time: a policy still deciding, or a page still loading.
+   */
+  private current: { timing: StepTiming; phase: keyof StepTiming | null; t0: number } | null = null;
   private readonly history: HistoryEntry[] = [];
   private readonly shots: Uint8Array[] = [];
   private readonly sitesSeen = new Set<string>();
@@ -121,6 +129,7 @@ class EpisodeRun<T> {
       termination = this.classify(e);
     } finally {
       this.finished = true;
+      this.cutAt = performance.now();
       this.stopWatching();
     }
     const final = await this.inspectFinalPage();
@@ -234,8 +243,10 @@ class EpisodeRun<T> {
     exec.stepDeadline = deadline;
     const timing = zeroTiming();
     const pt = performance.now();
+    this.current = { timing, phase: 'policyMs', t0: pt };
     const d = await this.decide({ instruction: this.spec.instruction, observation: obs.observation, history: [...this.history], step: i, maxSteps: this.spec.maxSteps }, deadline);
     timing.policyMs = msSince(pt);
+    this.current.phase = null;
     const step = this.stepRecord(i, d, obs, timing);
     const last = i === this.spec.maxSteps - 1;
 
@@ -257,8 +268,10 @@ class EpisodeRun<T> {
     this.consecutiveParse = 0;
 
     const at = performance.now();
+    this.enter('actionMs', at);
     const acted = await this.act(exec, step, Array.isArray(d.calls) ? d.calls : [], deadline);
     timing.actionMs = msSince(at);
+    this.leave();
     const urlAfterActions = s.active.url();
     step.urlAfter = urlAfterActions;
     if (acted.done) {
@@ -346,8 +359,22 @@ class EpisodeRun<T> {
 
   private async settle(s: EpisodeSession, deadline: number, timing: StepTiming): Promise<void> {
     const t = performance.now();
+    this.enter('settleMs', t);
     await bounded(s.settle(Math.min(t + this.o.settleMaxMs, deadline)), Math.max(1, deadline - t) + 1000, () => new EpisodeEnd('ENV_ERROR', 'step_timeout', 'settling did not finish'), this.signal);
     timing.settleMs += msSince(t);
+    this.leave();
+  }
+
+  /** A phase of the step in progress starts (the start page's settle and observation count as browser time too). */
+  private enter(phase: keyof StepTiming, t0: number): void {
+    if (this.current) {
+      this.current.phase = phase;
+      this.current.t0 = t0;
+    }
+  }
+
+  private leave(): void {
+    if (this.current) this.current.phase = null;
   }
 
   /** A navigation that committed only after the reaction wait (slow server, delayed script) becomes the last call's effect. */
@@ -362,6 +389,7 @@ class EpisodeRun<T> {
 
   private async observe(s: EpisodeSession, deadline: number, timing: StepTiming): Promise<ObserveResult> {
     const t = performance.now();
+    this.enter('observeMs', t);
     const r = await bounded(
       observe(s, {
         lastEffects: this.lastEffects,
@@ -376,6 +404,7 @@ class EpisodeRun<T> {
       this.signal,
     );
     timing.observeMs += msSince(t);
+    this.leave();
     return r;
   }
 
@@ -384,6 +413,7 @@ class EpisodeRun<T> {
     if (this.finished) return;
     this.steps.push(step);
     addTiming(this.total, step.timing);
+    if (this.current?.timing === step.timing) this.current = null;
     if (!this.hooks.onStep) return;
     try {
       await this.hooks.onStep(step);
@@ -465,6 +495,14 @@ class EpisodeRun<T> {
   private result(termination: EpisodeTermination, final: FinalPage): EpisodeResult<T> {
     const { inst } = this;
     const wallMs = msSince(this.wall0);
+    // the step the episode was cut off in: what it had done, and the phase it was in until then
+    const cut = this.current;
+    if (cut) {
+      const t = { ...cut.timing };
+      if (cut.phase) t[cut.phase] += Math.max(0, this.cutAt - cut.t0);
+      addTiming(this.total, t);
+      this.current = null;
+    }
     this.log.info({ termination: termination.cls, reason: termination.reason, steps: this.steps.length, wallMs: Math.round(wallMs), browser: inst.id }, 'episode finished');
     const result: EpisodeResult<T> = {
       steps: [...this.steps],

@@ -358,11 +358,30 @@ void describe('effects of actions', () => {
 });
 
 void describe('timeouts and aborts', () => {
-  void it('ends with ENV_ERROR task_timeout', async () => {
+  void it('ends with ENV_ERROR task_timeout; its time per phase includes the step it was cut off in', async () => {
     const t0 = Date.now();
     const { r } = await run('/', [step(call('wait', { seconds: 1 }))], { maxSteps: 50, timeouts: { taskMs: 1500 } });
     assert.deepEqual([r.termination.cls, r.termination.reason], ['ENV_ERROR', 'task_timeout']);
     assert.ok(Date.now() - t0 < 6000);
+    // the policy answered at once: the time went into the page (the wait is an action)
+    const t = r.diagnostics.latencyTotal;
+    assert.ok(t.actionMs > 10 * t.policyMs, `actionMs ${t.actionMs}, policyMs ${t.policyMs}`);
+    assert.ok(t.policyMs < 0.2 * r.diagnostics.wallMs, `policy ${t.policyMs} of ${r.diagnostics.wallMs} ms`);
+  });
+
+  void it('a task timeout while the policy is still deciding counts that decision as policy time', async () => {
+    const slow = {
+      needsScreenshot: false,
+      decide: (_i: PolicyInput, signal: AbortSignal) =>
+        new Promise<StepDecision<string>>((_res, rej) => {
+          signal.addEventListener('abort', () => rej(new Error('aborted')));
+        }),
+    };
+    const r = await pool.runEpisode({ startUrl: srv.origin + '/', instruction: '', maxSteps: 3, timeouts: { taskMs: 4000, policyStepMs: 60_000, stepMs: 60_000 } }, slow);
+    assert.deepEqual([r.termination.cls, r.termination.reason, r.steps.length], ['ENV_ERROR', 'task_timeout', 0]);
+    const t = r.diagnostics.latencyTotal;
+    // the start page loaded, then the policy held the episode until the task timeout
+    assert.ok(t.policyMs >= 0.5 * r.diagnostics.wallMs && t.policyMs <= r.diagnostics.wallMs, `policy ${t.policyMs} of ${r.diagnostics.wallMs} ms`);
   });
 
   void it('ends with SANDBOX_ERROR policy_timeout and aborts the policy', async () => {

@@ -91,7 +91,7 @@ export const TERMINATION_REASONS = {
   page_unresponsive: { classes: ENV, fault: 'uncertain', description: 'the page did not answer the observation in time' },
   page_crash: { classes: ENV, fault: 'uncertain', description: 'the page crashed' },
   step_timeout: { classes: ENV, fault: 'uncertain', description: 'a step exceeded its time budget' },
-  task_timeout: { classes: ENV, fault: 'uncertain', description: 'the episode exceeded its time budget' },
+  task_timeout: { classes: ENV, fault: 'uncertain', description: 'the episode exceeded its time budget (the learner blames it on the policy or the site from the episode timings)' },
   // our side
   browser_launch: { classes: SANDBOX, fault: 'ours', description: 'Chromium could not be launched' },
   browser_crash: { classes: SANDBOX, fault: 'ours', description: 'Chromium disconnected' },

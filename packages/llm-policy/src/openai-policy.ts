@@ -5,8 +5,10 @@
 // is a GENERATION_LIMIT, an unparseable reply a parse error (3 in a row: FORMAT_ERROR, counted by
 // the environment), an unreachable server a PolicyUnavailableError (never a reward). Both a cut-off
 // and an unparseable reply keep their tokens with a loss mask of zeros: they are not trained on.
-// An answer without completion ids, prompt ids or log-probs (an engine release or flag missing)
-// ends the episode `engine_incompatible`, which ends the run at its first step (trace-checks.ts).
+// A vLLM or SGLang answer without completion ids, prompt ids or log-probs (a release or flag
+// missing) ends the episode `engine_incompatible`, which ends the run at its first step
+// (trace-checks.ts); a hosted API (engine openai) never has them: its steps stay incomplete, for
+// evaluation. OWRL_POLICY_LOGPROBS=false asks for none and checks none.
 import { noopMeter, REASON_ENGINE_INCOMPATIBLE, Secret, silentLogger, type Logger, type Meter, type Rng } from '@owrl/core';
 import { PolicyUnavailableError, type Policy, type PolicyDecision, type PolicyInput } from '@owrl/policy';
 import { servedNameProblem } from './adapter-naming.js';
@@ -151,7 +153,8 @@ export class OpenAIPolicy implements Policy {
         trace: tokensPolicyTrace(emptyTokenTrace('context_overflow', ctx(req))),
       };
     }
-    if (this.render.logprobs) this.checkTokens(out);
+    // a hosted API never returns token ids: its steps are for evaluation, left incomplete
+    if (this.render.logprobs && this.render.engine !== 'openai') this.checkTokens(out);
     const reply = readReply(out.choice);
     const tokens = tokenTrace(out.body, out.choice, ctx(req));
     const trace = tokensPolicyTrace(tokens);

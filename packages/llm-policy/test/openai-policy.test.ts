@@ -9,7 +9,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { MemoryMeter, mulberry32, type Logger } from '@owrl/core';
 import { OpenAIPolicy, type OpenAIPolicyOptions } from '@owrl/llm-policy';
 import { PolicyError, type PolicyDecision } from '@owrl/policy';
-import type { TokenTrace } from '@owrl/proto';
+import { LogprobMode, type TokenTrace } from '@owrl/proto';
 import { startChatServer, type ChatServerDouble } from '@owrl/testkit';
 import { HISTORY, input, SHOTS, shopObservation } from './fixtures.js';
 
@@ -107,20 +107,23 @@ void describe('OpenAIPolicy on vLLM', () => {
     assert.equal(d.raw, srv.sent[0]?.text);
   });
 
-  void it('reports an unparseable reply with its reason, and keeps its tokens', async () => {
+  void it('reports an unparseable reply with its reason, and keeps its tokens, masked out of training', async () => {
     srv.script({ content: 'The price is 12.50.' });
     const d = await make().decide(input());
     assert.equal(d.parseError, true);
     assert.match(d.parseErrorDetail ?? '', /^no tool call in the reply/);
     assert.deepEqual(d.calls, []);
     assert.deepEqual(tokens(d).tokenIds, srv.sent[0]?.tokenIds);
+    assert.deepEqual(tokens(d).lossMask, srv.sent[0]?.tokenIds.map(() => 0));
   });
 
-  void it('ends with a generation limit on a length cut-off, truncated call or not', async () => {
+  void it('ends with a generation limit on a length cut-off, truncated call or not, its tokens masked out of training', async () => {
     srv.script({ content: 'Let me click <tool_call>\n{"name": "click", "argum', finishReason: 'length' });
     const d = await make().decide(input());
     assert.deepEqual([d.generationLimit, d.limitReason, d.parseError, d.calls.length], [true, 'generation_limit', undefined, 0]);
     assert.equal(tokens(d).finishReason, 'length');
+    assert.equal(tokens(d).lossMask.length, srv.sent[0]?.tokenIds.length);
+    assert.ok(tokens(d).lossMask.every((m) => m === 0));
   });
 
   void it('clamps max_tokens to the context left when vLLM refuses it, and ends with context_overflow when the prompt itself does not fit', async () => {
@@ -227,4 +230,112 @@ void describe('OpenAIPolicy on SGLang', () => {
     const o = await p.decide(long);
     assert.deepEqual([o.generationLimit, o.limitReason], [true, 'context_overflow']);
   });
+});
+
+void describe('OpenAIPolicy against an engine that applies the model generation config', () => {
+  // Qwen3-VL's generation_config.json sampling fields, which vLLM and SGLang apply to what a request leaves out
+  const QWEN = { temperature: 0.7, top_p: 0.8, top_k: 20, repetition_penalty: 1.05 };
+  for (const engine of ['vllm', 'sglang'] as const) {
+    void it(`${engine}: every sampling field is set, so the generation config fills in none; the trace records them`, async () => {
+      const srv = await startChatServer({ engine, generationConfig: QWEN, fallback: () => ({ toolCalls: [{ name: 'wait', arguments: {} }] }) });
+      try {
+        // a request that leaves them out runs with the generation config (what owrl sent before)
+        await fetch(`${srv.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'base-model', messages: [{ role: 'user', content: 'hi' }], temperature: 1 }) });
+        assert.deepEqual(srv.requests[0]?.sampling, { temperature: 1, top_p: 0.8, top_k: 20, min_p: 0, repetition_penalty: 1.05, presence_penalty: 0, frequency_penalty: 0 });
+        const d = await new OpenAIPolicy({ baseUrl: srv.url, model: 'base-model', engine, retries: 0 }).decide(input(), undefined, mulberry32(2));
+        assert.deepEqual(srv.requests[1]?.sampling, { temperature: 1, top_p: 1, top_k: -1, min_p: 0, repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 });
+        const sampler = tokens(d).sampler;
+        assert.deepEqual(
+          [sampler?.temperature, sampler?.topP, sampler?.topK, sampler?.minP, sampler?.repetitionPenalty, sampler?.maxTokens, sampler?.engine, sampler?.logprobMode],
+          [1, 1, -1, 0, 1, 1024, engine, engine === 'vllm' ? LogprobMode.RAW : LogprobMode.TEMPERATURE],
+        );
+        assert.equal(sampler?.seed, BigInt(Math.floor(mulberry32(2)() * 2 ** 31)));
+        // chosen settings are sent as they are (SGLang's log-probs are after temperature: any temperature fits)
+        if (engine === 'sglang') {
+          await new OpenAIPolicy({ baseUrl: srv.url, model: 'base-model', engine, retries: 0, temperature: 0.6, topP: 0.95, topK: 40 }).decide(input());
+          assert.deepEqual(srv.requests[2]?.sampling, { temperature: 0.6, top_p: 0.95, top_k: 40, min_p: 0, repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 });
+        }
+      } finally {
+        await srv.close();
+      }
+    });
+  }
+
+  void it('refuses a temperature with vLLM raw log-probs, and takes it with processed ones', () => {
+    assert.throws(() => new OpenAIPolicy({ baseUrl: 'http://vllm:8000/v1', model: 'm', temperature: 0.7 }), /--logprobs-mode processed_logprobs/);
+    assert.equal(new OpenAIPolicy({ baseUrl: 'http://vllm:8000/v1', model: 'm', temperature: 0.7, logprobMode: 'processed' }).logprobMode, 'processed');
+    assert.throws(() => new OpenAIPolicy({ baseUrl: 'http://api/v1', model: 'm', engine: 'openai', topK: 20 }), /has no top_k/);
+    assert.throws(() => new OpenAIPolicy({ baseUrl: 'http://sglang/v1', model: 'org/m:tag', engine: 'sglang' }), /cannot carry a colon/);
+  });
+});
+
+void describe('OpenAIPolicy against engine releases without token ids', () => {
+  const reply = () => ({ toolCalls: [{ name: 'wait', arguments: {} }] });
+  void it('a vLLM release without return_token_ids ends the step engine_incompatible, naming the release that has them', async () => {
+    const srv = await startChatServer({ engine: 'vllm', returnTokenIds: false, fallback: reply });
+    try {
+      const e = await rejects(new OpenAIPolicy({ baseUrl: srv.url, model: 'base-model', retries: 0 }).decide(input()));
+      assert.deepEqual([e.code, e.reason], ['POLICY_UNAVAILABLE', 'engine_incompatible']);
+      assert.match(e.message, /cannot record token-level traces: completion_token_ids: .*run vLLM 0\.10\.2 or later.*prompt_token_ids/);
+      // an evaluation that asks for no log-probs is not stopped
+      const d = await new OpenAIPolicy({ baseUrl: srv.url, model: 'base-model', retries: 0, logprobs: false }).decide(input());
+      assert.deepEqual([d.calls.length, tokens(d).incomplete], [1, true]);
+      // nor is a hosted API (engine openai), which never returns token ids
+      const hosted = await new OpenAIPolicy({ baseUrl: srv.url, model: 'base-model', retries: 0, engine: 'openai' }).decide(input());
+      assert.deepEqual([hosted.calls.length, tokens(hosted).incomplete], [1, true]);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  void it('an SGLang release without chat token ids: the ids come from meta_info; without meta_info either, the step ends engine_incompatible', async () => {
+    const meta = await startChatServer({ engine: 'sglang', returnTokenIds: false, fallback: reply });
+    try {
+      const d = await new OpenAIPolicy({ baseUrl: meta.url, model: 'base-model', engine: 'sglang', retries: 0 }).decide(input());
+      assert.deepEqual([tokens(d).tokenIds, tokens(d).promptTokenIds, tokens(d).incomplete], [meta.sent[0]?.tokenIds, meta.sent[0]?.promptTokenIds, false]);
+    } finally {
+      await meta.close();
+    }
+    const none = await startChatServer({ engine: 'sglang', returnTokenIds: false, returnMetaInfo: false, fallback: reply });
+    try {
+      const e = await rejects(new OpenAIPolicy({ baseUrl: none.url, model: 'base-model', engine: 'sglang', retries: 0 }).decide(input()));
+      assert.equal(e.reason, 'engine_incompatible');
+      assert.match(e.message, /sgl-project\/sglang#30917/);
+    } finally {
+      await none.close();
+    }
+  });
+});
+
+void describe('OpenAIPolicy on each context-length wording', () => {
+  // every wording the engines use, now and before: the prompt is 3900 tokens of a 4096 context
+  for (const [engine, vllmWording] of [
+    ['vllm', 'current'],
+    ['vllm', 'legacy'],
+    ['sglang', 'current'],
+  ] as const) {
+    void it(`${engine} (${vllmWording}): clamps once to what fits, and a prompt past the context ends context_overflow after one request`, async () => {
+      const srv = await startChatServer({ engine, vllmWording, fallback: reply });
+      try {
+        const p = new OpenAIPolicy({ baseUrl: srv.url, model: 'base-model', engine, retries: 0 });
+        srv.script({ kind: 'context_overflow', limit: 4096, input: 3900 }, { toolCalls: [{ name: 'wait', arguments: {} }] });
+        const d = await p.decide(input());
+        assert.deepEqual(d.calls, [{ name: 'wait', args: {} }]);
+        // vLLM refuses input + max_tokens > limit, SGLang >= limit
+        assert.deepEqual(
+          srv.requests.map((r) => r.body['max_tokens']),
+          [1024, engine === 'sglang' ? 195 : 196],
+        );
+        assert.equal(tokens(d).sampler?.maxTokens, engine === 'sglang' ? 195 : 196, 'the trace records the budget the answer had');
+        srv.script({ kind: 'context_overflow', limit: 4096, input: 5000 });
+        const o = await p.decide(input());
+        assert.deepEqual([o.generationLimit, o.limitReason, srv.requests.length], [true, 'context_overflow', 3]);
+      } finally {
+        await srv.close();
+      }
+    });
+  }
+  function reply() {
+    return { toolCalls: [{ name: 'wait', arguments: {} }] };
+  }
 });

@@ -105,6 +105,8 @@ export interface ChatServerDouble {
   url: string;
   origin: string;
   engine: ChatEngine;
+  /** The served base model's name. */
+  baseModel: string;
   requests: RecordedChatRequest[];
   sent: SentCompletion[];
   weightCalls: WeightCall[];
@@ -201,6 +203,7 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
     url: '',
     origin: '',
     engine,
+    baseModel,
     requests: [],
     sent: [],
     weightCalls: [],

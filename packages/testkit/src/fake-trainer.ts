@@ -2,7 +2,9 @@
 // implementing the contract of docs/trainer.md over a real gRPC socket and written apart from
 // owrl's own trainer server, so each checks the other: header first, then groups; idempotent on
 // (batch_id, base_version); a base version older than the newest is restored first; token traces
-// checked (log-probs and loss mask as long as the token ids); every update produces a LoRA
+// checked (log-probs and loss mask as long as the token ids); the images a request references
+// fetched from its image_url and checked against their sha256, a sample with an image it cannot
+// get refused and counted (samples_refused), not the update; every update produces a LoRA
 // adapter folder (adapter_config.json, adapter_model.safetensors) whose sha256 is that of the
 // weights file. Records what it receives; faults can be injected.
 import { createHash } from 'node:crypto';
@@ -19,6 +21,7 @@ import {
   SCHEMA_VERSION,
   Trainer,
   TrainerInfoSchema,
+  TrainGroupSchema,
   TrainResultSchema,
   type PolicyArtifact,
   type TrainChunk,
@@ -45,6 +48,9 @@ export interface ReceivedUpdate {
   groups: TrainGroup[];
   /** The answer given (undefined when the call failed). */
   result?: TrainResult;
+  /** Images fetched (sha256 checked), and trajectory ids of the samples refused for an image it could not get. */
+  imagesFetched?: number;
+  refused?: string[];
 }
 
 export interface FakeTrainerDouble {
@@ -193,6 +199,38 @@ export async function startFakeTrainer(opts: FakeTrainerOptions): Promise<FakeTr
     });
   };
 
+  /** Fetches the images of `groups` from `imageUrl`; returns the samples to train and the ids of those refused. */
+  const fetchImages = async (imageUrl: string, groups: TrainGroup[], rec: ReceivedUpdate): Promise<TrainGroup[]> => {
+    const got = new Map<string, boolean>();
+    const fetchOne = async (sha: string): Promise<boolean> => {
+      if (got.has(sha)) return got.get(sha) as boolean;
+      let ok = false;
+      try {
+        const res = await fetch(`${imageUrl}${sha}`, { signal: AbortSignal.timeout(10_000) });
+        const bytes = Buffer.from(await res.arrayBuffer());
+        ok = res.ok && createHash('sha256').update(bytes).digest('hex') === sha;
+      } catch {
+        ok = false;
+      }
+      got.set(sha, ok);
+      return ok;
+    };
+    rec.refused = [];
+    const out: TrainGroup[] = [];
+    for (const g of groups) {
+      const samples = [];
+      for (const smp of g.samples) {
+        const shas = smp.steps.flatMap((st) => (st.trace?.kind.case === 'tokens' ? st.trace.kind.value.images.map((i) => i.sha256) : []));
+        const oks = await Promise.all(shas.map(fetchOne));
+        if (oks.every(Boolean)) samples.push(smp);
+        else rec.refused.push(smp.trajectoryId);
+      }
+      if (samples.length > 0) out.push(create(TrainGroupSchema, { ...g, samples }));
+    }
+    rec.imagesFetched = [...got.values()].filter(Boolean).length;
+    return out;
+  };
+
   const train = (call: grpc.ServerReadableStream<TrainChunk, TrainResult>, cb: grpc.sendUnaryData<TrainResult>): void => {
     if (!authorized(call.metadata)) return cb(statusError(grpc.status.UNAUTHENTICATED, 'missing or wrong trainer token'));
     let header: TrainHeader | undefined;
@@ -215,7 +253,7 @@ export async function startFakeTrainer(opts: FakeTrainerOptions): Promise<FakeTr
       const h = header;
       const rec: ReceivedUpdate = { header: h, groups };
       double.received.push(rec);
-      const finish = () => {
+      const finish = async () => {
         if (fault) {
           const f = fault;
           fault = undefined;
@@ -238,7 +276,10 @@ export async function startFakeTrainer(opts: FakeTrainerOptions): Promise<FakeTr
           if (bad) return cb(statusError(grpc.status.INVALID_ARGUMENT, bad));
         }
         if (h.groups !== 0 && h.groups !== groups.length) return cb(statusError(grpc.status.INVALID_ARGUMENT, `header announced ${h.groups} groups, ${groups.length} arrived`));
-        const result = produce(h, groups);
+        // the images: a sample whose image cannot be fetched is refused, not the update
+        const trained = h.imageUrl !== '' ? await fetchImages(h.imageUrl, groups, rec) : groups;
+        const result = produce(h, trained);
+        result.samplesRefused = BigInt(rec.refused?.length ?? 0);
         done.set(key, result);
         rec.result = result;
         double.updates.push(rec);
@@ -248,8 +289,8 @@ export async function startFakeTrainer(opts: FakeTrainerOptions): Promise<FakeTr
         }
         cb(null, result);
       };
-      if (opts.trainDelayMs) setTimeout(finish, opts.trainDelayMs);
-      else finish();
+      if (opts.trainDelayMs) setTimeout(() => void finish(), opts.trainDelayMs);
+      else void finish();
     });
   };
 

@@ -58,5 +58,5 @@ export {
   type OracleRow,
   type OracleSort,
 } from './shop-oracle.js';
-export { startLlmLoop, LLM_LOOP_BASE_MODEL, type LlmLoop, type LlmLoopOptions } from './llm-loop.js';
+export { adapterServing, startLlmLoop, LLM_LOOP_BASE_MODEL, QWEN3_VL_GENERATION_CONFIG, type LlmLoop, type LlmLoopOptions } from './llm-loop.js';
 export { parseAckSubject, watchRedeliveries, type RedeliveryWatch } from './redeliveries.js';

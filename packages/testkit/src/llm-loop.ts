@@ -1,8 +1,9 @@
 // The language-model loop across processes, for the tests and the llm-loop bench: a real
 // nats-server, the bundled sites, the learner with OWRL_TRAINER pointing at the stand-in GPU
 // trainer (startFakeTrainer, gRPC over a real socket), the judge, and actors with the `openai`
-// backend against the stand-in vLLM server (startChatServer), which also loads the trainer's LoRA
-// adapters. The tasks are one-step answer tasks on a bundled site ("answer with the word W"),
+// backend against the stand-in vLLM or SGLang server (startChatServer, with Qwen3-VL's generation
+// config), which also loads the trainer's LoRA adapters and records which adapter served each
+// request. The tasks are one-step answer tasks on a bundled site ("answer with the word W"),
 // verified by answer match; the stand-in answers each task right on its 1st, 3rd, 5th… request and
 // wrong in between, so groups carry mixed rewards and are kept. `collectScored` reads every scored
 // trajectory of the run from OWRL_SCORED (what the judge published, independent of the learner).
@@ -11,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import { decode, RunPhase, ScoredTrajectorySchema, type RunState, type ScoredTrajectory } from '@owrl/proto';
-import { startChatServer, type ChatServerDouble } from './chat-server.js';
+import { startChatServer, type ChatEngine, type ChatServerDouble } from './chat-server.js';
 import { startFakeTrainer, type FakeTrainerDouble } from './fake-trainer.js';
 import { startSystem, type OwrlSystem } from './system.js';
 
@@ -25,6 +26,8 @@ export interface LlmLoopOptions {
   tasks?: number;
   /** `openai` (default): the loop above. `pointer`: the same tasks with the built-in policy trained in process (the baseline). */
   policy?: 'openai' | 'pointer';
+  /** The serving engine the stand-in plays (default vllm). */
+  engine?: ChatEngine;
   /** Extra environment of every service. */
   env?: Record<string, string>;
   keepLogs?: boolean;
@@ -44,6 +47,16 @@ export interface LlmLoop extends AsyncDisposable {
   dispose(): Promise<void>;
 }
 
+/** Qwen3-VL's generation_config.json sampling fields: what an engine uses for the fields a request leaves out. */
+export const QWEN3_VL_GENERATION_CONFIG = { temperature: 0.7, top_p: 0.8, top_k: 20, repetition_penalty: 1.0 };
+
+/** How the requests that ran were served: by the adapter (or base model) they name, or by another. */
+export function adapterServing(chat: ChatServerDouble): { requests: number; servedByNamed: number; share: number; adapterRequests: number } {
+  const ran = chat.requests.filter((r) => r.servedBy !== null);
+  const ok = ran.filter((r) => r.servedBy === r.named).length;
+  return { requests: ran.length, servedByNamed: ok, share: ran.length > 0 ? ok / ran.length : 0, adapterRequests: ran.filter((r) => r.named !== chat.baseModel).length };
+}
+
 const WORDS = ['amber', 'birch', 'cobalt', 'dune', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper', 'kelp', 'lagoon'];
 const INSTRUCTION = /Answer with the single word ([a-z]+) /;
 export const LLM_LOOP_BASE_MODEL = 'Qwen/Qwen3-VL-4B-Instruct';
@@ -55,8 +68,9 @@ export async function startLlmLoop(opts: LlmLoopOptions = {}): Promise<LlmLoop> 
   const chat =
     policy === 'openai'
       ? await startChatServer({
-          engine: 'vllm',
+          engine: opts.engine ?? 'vllm',
           baseModel: LLM_LOOP_BASE_MODEL,
+          generationConfig: QWEN3_VL_GENERATION_CONFIG,
           fallback: (req) => {
             const word = INSTRUCTION.exec(JSON.stringify(req.body['messages']))?.[1] ?? 'nothing';
             const k = seen.get(word) ?? 0;
@@ -88,7 +102,7 @@ export async function startLlmLoop(opts: LlmLoopOptions = {}): Promise<LlmLoop> 
       ...(trainer ? { OWRL_TRAINER: trainer.address } : {}),
     },
     actorEnv: chat
-      ? { OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: chat.url, OWRL_POLICY_MODEL: LLM_LOOP_BASE_MODEL, OWRL_POLICY_ENGINE: 'vllm', OWRL_POLICY_RETRIES: '1' }
+      ? { OWRL_POLICY: 'openai', OWRL_POLICY_BASE_URL: chat.url, OWRL_POLICY_MODEL: LLM_LOOP_BASE_MODEL, OWRL_POLICY_ENGINE: chat.engine, OWRL_POLICY_RETRIES: '1' }
       : {},
   });
   try {

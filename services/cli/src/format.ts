@@ -44,6 +44,14 @@ export function formatState(s: RunState): string {
       `duplicates dropped ${c.duplicatesDropped}  late dropped ${c.lateDropped}`,
     );
   }
+  const f = s.failureRules;
+  if (f) {
+    const blame = f.timeoutBlame === 'timings' ? `timings (policy from ${Math.round(f.timeoutPolicyShare * 100)}% of the wall time)` : f.timeoutBlame;
+    lines.push(
+      `failure rules: timeouts blamed by ${blame}, ${f.maxAttempts} attempt(s) a sample, spent budget: ${f.exhaustedGroups} group` +
+        (c ? `  -> timeouts policy ${c.timeoutsPolicy} site ${c.timeoutsSite}  groups exhausted ${c.groupsExhausted}  samples not sent ${c.samplesNotSent} refused ${c.samplesRefused}` : ''),
+    );
+  }
   lines.push(`terminations ${kv(s.terminations)}`);
   if (Object.keys(s.excluded).length) lines.push(`excluded ${kv(s.excluded)}`);
   const j = s.judge;

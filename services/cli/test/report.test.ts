@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DifficultyStatSchema, EpochStatSchema, make, RoundSummarySchema, RunStateSchema, SuiteStatSchema, TrainHyperparamsSchema } from '@owrl/proto';
+import { DifficultyStatSchema, EpochStatSchema, FailureRulesSchema, make, RoundSummarySchema, RunCountersSchema, RunStateSchema, SuiteStatSchema, TrainHyperparamsSchema } from '@owrl/proto';
 import { buildReport, excludedByFault, exclusionFault, writeReport } from '../src/demo/report.js';
 
 void test('exclusions are attributed to the site, the network, our side, the task, a skip or the judge', () => {
@@ -48,6 +48,27 @@ void test('the report shows the update rule, update health per PPO epoch and the
     assert.match(md, /Update rule: 1 epoch\(s\) × 6 minibatch\(es\), one Adam step each \(lr 0\.05\), clip 0\.2\/0\.28, KL trust region 0\.1 per minibatch\./);
     assert.match(md, /Clip fraction of the last epoch: mean 30\.0 %, max 40\.0 %/);
     assert.match(md, /\| 3 \| 2 \| -0\.2 \| 40\.0 % \| 0\.01 \| 2 \| 1\.05 \| 0\.05 \|/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+void test('the report shows the failure rules of the run and what they decided', () => {
+  const s = make(RunStateSchema, {
+    runId: 'r',
+    failureRules: make(FailureRulesSchema, { timeoutBlame: 'timings', timeoutPolicyShare: 0.5, maxAttempts: 3, exhaustedGroups: 'drop' }),
+    counters: make(RunCountersSchema, { timeoutsPolicy: 4n, timeoutsSite: 7n, groupsExhausted: 2n }),
+  });
+  const r = buildReport(s, 1);
+  assert.deepEqual(r.failure_rules, { timeout_blame: 'timings', timeout_policy_share: 0.5, max_attempts: 3, exhausted_groups: 'drop', timeouts_policy: 4, timeouts_site: 7, groups_exhausted: 2 });
+  assert.equal(buildReport(make(RunStateSchema, { runId: 'r' }), 1).failure_rules, null);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-report-'));
+  try {
+    const md = fs.readFileSync(writeReport(dir, r).markdown, 'utf8');
+    assert.match(
+      md,
+      /Failure rules: a task timeout is the policy's when it spent at least 50 % of the episode's wall time deciding \(scored 0 and trained\), else the site's \(excluded and re-dispatched\); a sample gets 3 attempt\(s\), and a group one of whose samples spends them is dropped whole \(drop\)\. This run: 4 timeout\(s\) blamed on the policy, 7 on the site, 2 group\(s\) dropped for a spent budget\./,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,9 @@
 // Serves policy artifacts over HTTP (with range requests) so actors can fetch new weights; the
 // KV pointer carries the URI and sha256. Artifacts are files in one directory, named by version;
 // only the latest `keep` versions stay on disk (an actor that is still fetching the previous one
-// finds it), so a long run does not fill the disk.
+// finds it), so a long run does not fill the disk. Also serves the screenshots an update
+// references, by sha256 (`GET /shots/<sha256>`, docs/trainer.md): those the learner keeps for
+// its updates (shot-keeper.ts), else what the screenshot store still has; 404 when neither.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -15,9 +17,16 @@ export interface StoredArtifact {
   file: string;
 }
 
+/** Where `GET /shots/<sha256>` finds pictures: a kept file first, then the store. */
+export interface ShotLookup {
+  find(sha256: string): { file: string; mime: string } | undefined;
+  get?(sha256: string): Promise<{ bytes: Uint8Array; mime: string } | null>;
+}
+
 export class ArtifactServer {
   private server: http.Server | null = null;
   private baseUrl = '';
+  private shots: ShotLookup | null = null;
 
   constructor(
     private readonly dir: string,
@@ -40,6 +49,16 @@ export class ArtifactServer {
     this.baseUrl = `http://${host}:${port}`;
     this.server = server;
     return this.baseUrl;
+  }
+
+  /** Serves `GET /shots/<sha256>` from `lookup`. */
+  serveShots(lookup: ShotLookup): void {
+    this.shots = lookup;
+  }
+
+  /** The base URL of the screenshots (`<base>/shots/`; a trainer appends a sha256). */
+  get shotsUrl(): string {
+    return `${this.baseUrl}/shots/`;
   }
 
   /** Writes an artifact atomically and returns where it is served. */
@@ -69,6 +88,11 @@ export class ArtifactServer {
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const shot = /^\/shots\/([0-9a-f]{64})$/.exec(req.url ?? '');
+    if (shot && (req.method === 'GET' || req.method === 'HEAD')) {
+      void this.serveShot(shot[1] as string, req, res);
+      return;
+    }
     const m = /^\/artifacts\/([A-Za-z0-9._-]+)$/.exec(req.url ?? '');
     if (!m || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404).end();
@@ -109,6 +133,30 @@ export class ArtifactServer {
       return;
     }
     fs.createReadStream(file, { start, end }).pipe(res);
+  }
+
+  private async serveShot(sha: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const kept = this.shots?.find(sha);
+    let bytes: Uint8Array | undefined;
+    let mime = kept?.mime ?? '';
+    try {
+      if (kept) bytes = fs.readFileSync(kept.file);
+      else {
+        const img = await this.shots?.get?.(sha);
+        if (img) {
+          bytes = img.bytes;
+          mime = img.mime;
+        }
+      }
+    } catch {
+      bytes = undefined;
+    }
+    if (!bytes) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end(`screenshot ${sha} is not kept\n`);
+      return;
+    }
+    res.writeHead(200, { 'content-type': mime, 'content-length': String(bytes.length) });
+    res.end(req.method === 'HEAD' ? undefined : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   }
 
   async close(): Promise<void> {

@@ -24,6 +24,7 @@ import { writeAtomic } from './atomic-file.js';
 import { FatalRunError } from './failure-policy.js';
 import { RoundsLog } from './rounds-log.js';
 import { applyLedgerDelta, type RoundLedgerDelta, type RoundLedgerJson } from './round-ledger.js';
+import type { RoundStatsJson } from './round-stats.js';
 import type { SchedulerState } from './scheduler.js';
 
 /** State of the loop that is not weights or optimizer. */
@@ -89,7 +90,7 @@ export interface RoundFile {
   terminations: Record<string, string>;
   excluded: Record<string, string>;
   /** The round's own breakdowns (RoundStats). */
-  round?: { terminations?: Record<string, number>; excluded?: Record<string, number>; decided?: string[] };
+  round?: Partial<RoundStatsJson>;
   /** The journal of changes since this full save (a file beside round.json); absent: none. */
   journal?: string;
 }
@@ -101,7 +102,7 @@ export interface RoundFileDelta {
   terminations: Record<string, string>;
   excluded: Record<string, string>;
   /** The round's breakdowns (whole) and the groups decided since the line before. */
-  round: { terminations: Record<string, number>; excluded: Record<string, number>; decided: string[] };
+  round: RoundStatsJson;
 }
 
 /** A full save is due once the journal has grown past this many times the full file (and ROUND_JOURNAL_MIN_BYTES). */
@@ -332,7 +333,7 @@ function readJournal(file: string, base: RoundFile): RoundFile {
       counters: d.counters,
       terminations: d.terminations,
       excluded: d.excluded,
-      round: { terminations: d.round.terminations, excluded: d.round.excluded, decided: [...(r.round?.decided ?? []), ...d.round.decided] },
+      round: { ...d.round, decided: [...(r.round?.decided ?? []), ...d.round.decided] },
     };
   }
   return r;

@@ -4,6 +4,7 @@ import { DEFAULT_DIM, readOnnxWeights } from '@owrl/policy';
 import { DEFAULT_UPDATE } from '@owrl/rl';
 import { DEFAULT_KEEP_ROUNDS } from './control.js';
 import { parseCrashAt, type CrashSpec } from './crash-point.js';
+import { DEFAULT_TIMEOUT_POLICY_SHARE, type FailureRules, type TimeoutBlame } from './failure-rules.js';
 import { DEFAULTS, envBool, envInt, envList, envNumber, envSecret, envString, ConfigError, type CurriculumStage, type Secret } from '@owrl/core';
 import { parseTrainerAddress } from '@owrl/trainer-rpc';
 
@@ -26,6 +27,11 @@ export interface LearnerConfig {
   maxGroupsPerRound: number;
   curriculum: CurriculumStage[];
   maxAttempts: number;
+  /**
+   * Who failures are blamed on (failure-rules.ts): OWRL_TIMEOUT_BLAME (timings | site | policy),
+   * OWRL_TIMEOUT_POLICY_SHARE (0.5), OWRL_MAX_ATTEMPTS, OWRL_EXHAUSTED_GROUPS (drop).
+   */
+  failureRules: FailureRules;
   roundTimeoutMs: number;
   temperature: number;
   learningRate: number;
@@ -148,6 +154,23 @@ function parseTrainer(raw: string): LearnerConfig['trainer'] {
   }
 }
 
+function failureRules(env: Record<string, string | undefined>): FailureRules {
+  const blame = envString('OWRL_TIMEOUT_BLAME', 'timings', env);
+  if (blame !== 'timings' && blame !== 'site' && blame !== 'policy') {
+    throw new ConfigError('OWRL_TIMEOUT_BLAME', `OWRL_TIMEOUT_BLAME=${JSON.stringify(blame)} must be timings (from the episode's policy and browser time), site or policy`);
+  }
+  const share = envNumber('OWRL_TIMEOUT_POLICY_SHARE', DEFAULT_TIMEOUT_POLICY_SHARE, env, { min: 0 });
+  if (!(share > 0 && share <= 1)) throw new ConfigError('OWRL_TIMEOUT_POLICY_SHARE', `OWRL_TIMEOUT_POLICY_SHARE=${share} must be within (0, 1]: the share of an episode's wall time spent in the policy from which its timeout is the policy's`);
+  const exhausted = envString('OWRL_EXHAUSTED_GROUPS', 'drop', env);
+  if (exhausted !== 'drop') {
+    throw new ConfigError(
+      'OWRL_EXHAUSTED_GROUPS',
+      `OWRL_EXHAUSTED_GROUPS=${JSON.stringify(exhausted)}: the only rule is drop (a group whose sample spent its attempts is dropped whole and counted); training it without that sample would bias its advantages`,
+    );
+  }
+  return { timeoutBlame: blame as TimeoutBlame, timeoutPolicyShare: share, maxAttempts: envInt('OWRL_MAX_ATTEMPTS', DEFAULTS.maxAttempts, env, 1), exhaustedGroups: 'drop' };
+}
+
 /** Parses "90:15,50:30" (rounds:max_steps, ...). */
 export function parseCurriculum(name: string, raw: string): CurriculumStage[] {
   const stages = raw.split(',').map((part) => {
@@ -175,6 +198,7 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     maxGroupsPerRound: envInt('OWRL_MAX_GROUPS_PER_ROUND', groupsPerRound * 2, env, 1),
     curriculum: curriculumRaw ? parseCurriculum('OWRL_CURRICULUM', curriculumRaw) : DEFAULTS.curriculum.map((s) => ({ ...s })),
     maxAttempts: envInt('OWRL_MAX_ATTEMPTS', DEFAULTS.maxAttempts, env, 1),
+    failureRules: failureRules(env),
     roundTimeoutMs: envInt('OWRL_ROUND_TIMEOUT_S', 900, env, 1) * 1000,
     temperature: envNumber('OWRL_TEMPERATURE', 1, env, { min: 0.01 }),
     learningRate: envNumber('OWRL_LR', 0, env, { min: 0 }),

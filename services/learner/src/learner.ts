@@ -42,11 +42,12 @@ import { bigMapFromJson, bigMapToJson, countersFromJson, countersToJson, type Ch
 import type { LearnerConfig } from './config.js';
 import { RunControl } from './control.js';
 import { CrashPoints } from './crash-point.js';
-import { withRetry, type RetryOptions } from './failure-policy.js';
+import { FatalRunError, withRetry, type RetryOptions } from './failure-policy.js';
+import { applyTimeoutRule, engineIncompatible, failureRulesState } from './failure-rules.js';
 import { HostGuard } from './host-guard.js';
 import { Inbox, type Pending } from './inbox.js';
 import type { LearnerMetrics } from './metrics.js';
-import { PolicyPublisher, type RemoteTrainerBinding } from './publisher.js';
+import { PolicyPublisher, type PolicyPublisherDeps, type RemoteTrainerBinding, type UpdateOutcome } from './publisher.js';
 import { REASON_STALE, RoundLedger, type GroupState, type IngestResult, type Redispatch } from './round-ledger.js';
 import { RoundStats } from './round-stats.js';
 import { meanReward, summarizeRound } from './round-summary.js';
@@ -79,6 +80,8 @@ export interface LearnerDeps {
   logger: Logger;
   /** Where held results' steps wait until read (OWRL_HELD_STEPS: the stream or disk); absent: in memory. */
   heldSteps?: HeldSteps;
+  /** Keeps the screenshots a remote update references until it is committed, served under imageUrl. */
+  shots?: PolicyPublisherDeps['shots'];
 }
 
 /** Takes a held result's still-encoded steps out of memory until they are read (stream-steps.ts, step-spill.ts). */
@@ -196,6 +199,7 @@ export class Learner {
       retry: this.retry,
       updatesDir: d.updatesDir,
       ...(d.remoteTrainer ? { remote: d.remoteTrainer } : {}),
+      ...(d.shots ? { shots: d.shots } : {}),
     });
   }
 
@@ -228,6 +232,8 @@ export class Learner {
     const restored = this.d.restored;
     store.change('snapshot', (s) => {
       s.incarnation = this.d.incarnation;
+      // who timeouts are blamed on and what a spent re-dispatch budget does
+      s.failureRules = failureRulesState(config.failureRules);
     });
     if (restored) {
       this.policyVersion = restored.policyVersion;
@@ -576,7 +582,7 @@ export class Learner {
       for (const g of fresh) {
         if (!decided.has(g.group)) {
           decided.add(g.group);
-          stats.groupDecided(g);
+          stats.groupDecided(g, ledger.exhausted(g));
         }
       }
     };
@@ -649,11 +655,23 @@ export class Learner {
         await this.ack([ev]);
         continue;
       }
+      // The failure rules first: a task timeout blamed on the policy is trained at reward 0.
+      const blamed = applyTimeoutRule(ev.scored, config.failureRules);
       // Staleness counts from the version the next update starts from (one more while an update trains).
       const res = ledger.ingest(ev.scored, async ? this.trainBase() - config.maxStaleness : 0);
       stats.ingested(ev.scored, res);
+      if (blamed && res.kind !== 'duplicate' && res.kind !== 'late') stats.timeout(blamed);
       this.observeLag(ev.scored);
       stats.inFlight(ledger.inFlight());
+      const incompatible = engineIncompatible(ev.scored);
+      if (incompatible) {
+        // Nothing of the run could be trained: it ends here, the result counted and acked (a
+        // restart after the engine is fixed re-dispatches its slot instead of failing on it again).
+        log.error({ trajectory: ev.scored.trajectoryId }, incompatible);
+        this.saveRound(ledger, stats);
+        await this.ack([ev]);
+        throw new FatalRunError('ENGINE_INCOMPATIBLE', incompatible);
+      }
       if (res.kind === 'duplicate' || res.kind === 'late') {
         log.debug({ trajectory: ev.scored.trajectoryId, kind: res.kind, ...(res.kind === 'late' ? { cause: res.cause } : {}), deliveries: ev.delivery.deliveryCount, seq: ev.delivery.seq }, 'result dropped');
         if (res.kind === 'late') this.saveRound(ledger, stats);
@@ -700,6 +718,7 @@ export class Learner {
       summary.stalenessCounts = this.stale.record(kept, this.policyVersion);
       const tu = Date.now();
       const u = await this.publisher.train(kept, this.policyVersion);
+      this.noteOutcome(summary, this.publisher.takeOutcome(this.policyVersion + 1));
       recordUpdateHealth(summary, u.epochs, this.d.metrics);
       summary.updateS = (Date.now() - tu) / 1000;
       this.d.metrics.updateSeconds.observe(summary.updateS);
@@ -858,6 +877,16 @@ export class Learner {
     );
   }
 
+  /** What became of an update's samples besides training, in its round's summary and the run counters. */
+  private noteOutcome(summary: RoundSummary, o: UpdateOutcome): void {
+    summary.samplesNotSent = o.samplesNotSent;
+    summary.imagesMissing = o.imagesMissing;
+    summary.samplesRefused = o.samplesRefused;
+    const c = this.d.store.mutable.counters!;
+    c.samplesNotSent += BigInt(o.samplesNotSent);
+    c.samplesRefused += BigInt(o.samplesRefused);
+  }
+
   /** Starts training the written-ahead update to `target` off the loop's thread. */
   private startPending(round: number, target: number, summary: RoundSummary, carried: PendingUpdate['carried']): void {
     const p: PendingUpdate = { round, target, summary, training: this.publisher.trainAhead(target), trainStart: Date.now(), trainedAt: null, carried };
@@ -888,6 +917,7 @@ export class Learner {
     const { store, metrics } = this.d;
     const { summary } = p;
     const u = await p.training;
+    this.noteOutcome(summary, this.publisher.takeOutcome(p.target));
     recordUpdateHealth(summary, u.epochs, metrics);
     summary.updateS = ((p.trainedAt ?? Date.now()) - p.trainStart) / 1000;
     metrics.updateSeconds.observe(summary.updateS);

@@ -2,7 +2,7 @@
 // run through the startup path (@owrl/service).
 import fs from 'node:fs';
 import path from 'node:path';
-import { ActorRegistry, ensureTopology, WeightsPointer, Blacklist } from '@owrl/bus';
+import { ActorRegistry, ensureTopology, ScreenshotStore, WeightsPointer, Blacklist } from '@owrl/bus';
 import { RunPhase } from '@owrl/proto';
 import { DEFAULT_DIM, initialModel, readOnnxWeights } from '@owrl/policy';
 import { make, TrainHyperparamsSchema } from '@owrl/proto';
@@ -20,6 +20,7 @@ import { Learner } from './learner.js';
 import { createLearnerMetrics } from './metrics.js';
 import type { RemoteTrainerBinding } from './publisher.js';
 import { RunStateStore } from './run-state-store.js';
+import { ShotKeeper } from './shot-keeper.js';
 import { TaskScheduler } from './scheduler.js';
 import { StepSpill } from './step-spill.js';
 import { StreamSteps } from './stream-steps.js';
@@ -104,6 +105,11 @@ runService({
     });
     const artifacts = new ArtifactServer(path.join(runDir, 'artifacts'), { port: config.artifactPort, host: config.artifactHost, advertiseHost: config.advertiseHost, keep: config.keepArtifacts });
     const artifactUrl = await artifacts.start();
+    // The screenshots a remote update references: kept until the update is committed, served by sha256.
+    const screenshots = new ScreenshotStore(bus);
+    const keeper = new ShotKeeper(path.join(runDir, 'shots'), screenshots, logger);
+    artifacts.serveShots({ find: (sha) => keeper.find(sha), get: (sha) => screenshots.get(sha) });
+    const shots = remoteTrainer ? { keeper, imageUrl: artifacts.shotsUrl } : undefined;
 
     // RunState.actors and .blacklist for `owrl status` and the console, re-read from KV every few seconds.
     const fleet = new FleetView({ actors: await ActorRegistry.open(bus), blacklist }, store, logger);
@@ -112,7 +118,7 @@ runService({
     const spill = config.heldSteps === 'disk' ? new StepSpill(path.join(runDir, 'spill'), { logger }) : undefined;
     const heldSteps = config.heldSteps === 'stream' ? new StreamSteps(bus, { logger }) : spill;
     if (config.heldSteps !== 'disk') fs.rmSync(path.join(runDir, 'spill'), { recursive: true, force: true });
-    const learner = new Learner({ config, bus, store, scheduler, model, trainer, ...(remoteTrainer ? { remoteTrainer } : {}), ...(heldSteps ? { heldSteps } : {}), artifacts, weights, blacklist, checkpoints, updatesDir: path.join(runDir, 'updates'), restored, incarnation, metrics, logger });
+    const learner = new Learner({ config, bus, store, scheduler, model, trainer, ...(remoteTrainer ? { remoteTrainer } : {}), ...(heldSteps ? { heldSteps } : {}), ...(shots ? { shots } : {}), artifacts, weights, blacklist, checkpoints, updatesDir: path.join(runDir, 'updates'), restored, incarnation, metrics, logger });
     const grpcServer = new LearnerGrpcServer(store, learner.control, { port: config.grpcPort, host: config.grpcHost, controlToken: config.controlToken, logger });
     const grpcPort = await grpcServer.start();
     grpcServer.setServing(true);

@@ -8,6 +8,10 @@ export interface LearnerMetrics {
   terminations: Counter<'class' | 'host'>;
   excluded: Counter<'reason'>;
   groups: Counter<'fate'>;
+  /** Task timeouts by whom the failure rules blamed them on (policy: trained at reward 0; site: excluded). */
+  timeouts: Counter<'blame'>;
+  /** Groups dropped because a sample spent its re-dispatch budget. */
+  exhaustedGroups: Counter;
   successRate: Gauge;
   policyVersion: Gauge;
   /** Hosts the blacklist blocks (as of the learner's last read of KV owrl_blacklist). */
@@ -61,6 +65,8 @@ export function createLearnerMetrics(meter: Meter): LearnerMetrics {
     terminations: meter.counter({ name: 'owrl_learner_terminations_total', help: 'Ingested trajectories by termination class and host', labelNames: ['class', 'host'] }),
     excluded: meter.counter({ name: 'owrl_learner_excluded_total', help: 'Trajectories excluded from training, by cause', labelNames: ['reason'] }),
     groups: meter.counter({ name: 'owrl_learner_groups_total', help: 'Completed groups by fate (kept, dropped_all_zero, dropped_all_one, abandoned)', labelNames: ['fate'] }),
+    timeouts: meter.counter({ name: 'owrl_learner_task_timeouts_total', help: 'Task timeouts by whom the failure rules blamed them on (policy: scored 0 and trained; site: excluded and re-dispatched)', labelNames: ['blame'] }),
+    exhaustedGroups: meter.counter({ name: 'owrl_learner_groups_exhausted_total', help: 'Groups dropped whole because a sample spent its re-dispatch budget' }),
     successRate: meter.gauge({ name: 'owrl_learner_success_rate', help: 'Success rate of the last round (trainable rollouts)' }),
     policyVersion: meter.gauge({ name: 'owrl_learner_policy_version', help: 'Latest published policy version' }),
     blacklistHosts: meter.gauge({ name: 'owrl_blacklist_hosts', help: 'Hosts currently blocked by KV owrl_blacklist' }),

@@ -32,6 +32,7 @@ import type { ArtifactServer } from './artifact-server.js';
 import type { CrashPoints } from './crash-point.js';
 import { FatalRunError, withRetry, type RetryOptions } from './failure-policy.js';
 import type { GroupState } from './round-ledger.js';
+import { referencedImages, type ShotKeeper } from './shot-keeper.js';
 import { buildTrainBatch, type TrainBatch } from './train-batch.js';
 
 /** A trainer in another process, as the learner's main wires it (OWRL_TRAINER=host:port). */
@@ -58,6 +59,21 @@ export interface PolicyPublisherDeps {
   remote?: RemoteTrainerBinding;
   /** Folder of the in-process trainer's written-ahead requests (kept across restarts). */
   updatesDir: string;
+  /**
+   * Keeps the screenshots a remote update references until it is committed, served under
+   * `imageUrl` (the request's image_url); absent: requests name no image_url.
+   */
+  shots?: { keeper: ShotKeeper; imageUrl: string };
+}
+
+/** What became of an update's samples besides training: for the round summary and the run counters. */
+export interface UpdateOutcome {
+  /** Kept samples not sent (no step left to train). */
+  samplesNotSent: number;
+  /** Images the request references that the learner could not keep (gone from the store). */
+  imagesMissing: number;
+  /** Samples the trainer refused (an image it could not fetch). */
+  samplesRefused: number;
 }
 
 /** Update health as the contract reports it (no trust-region fields: the step was the trainer's). */
@@ -96,6 +112,8 @@ export class PolicyPublisher {
    * into the prefetch slabs: 235 MB at 8000 slots, kept alive until the update was committed).
    */
   private ahead: { target: number; figures: BatchFigures; batch: TrainBatch | null } | null = null;
+  /** Per target version, what became of the update's samples (taken by the learner when it commits). */
+  private readonly outcomes = new Map<number, UpdateOutcome>();
 
   constructor(private readonly d: PolicyPublisherDeps) {
     this.remote = d.remote;
@@ -121,7 +139,9 @@ export class PolicyPublisher {
   private batch(kept: GroupState[], base: number): TrainBatch {
     // in process, the learner's GrpoTrainer carries the hyper-parameters itself
     const b = buildTrainBatch(this.d.runId, kept, BigInt(base), this.remote?.hyper ?? make(TrainHyperparamsSchema, {}));
+    this.outcomes.set(base + 1, { samplesNotSent: b.samplesNotSent, imagesMissing: 0, samplesRefused: 0 });
     if (b.skippedSteps > 0) this.d.logger.warn({ skippedSteps: b.skippedSteps, steps: b.steps }, 'steps without a usable trace (no token ids or log-probs) left out of the update');
+    if (b.samplesNotSent > 0) this.d.logger.info({ samplesNotSent: b.samplesNotSent, maskedSteps: b.maskedSteps }, 'kept samples with no step left to train are not sent');
     if (b.unreadable.length > 0) {
       this.d.logger.error(
         { unreadable: b.unreadable.length, samples: figuresOf(b).samples, first: b.unreadable.slice(0, 5) },
@@ -179,6 +199,7 @@ export class PolicyPublisher {
     await this.prefetch(kept);
     const b = this.batch(kept, baseVersion);
     if (!this.remote) return this.trainInProcess(b);
+    await this.keepImages(b);
     await this.storeAsync(b);
     const r = await this.send(b);
     return this.stats(figuresOf(b), epochsOf(r));
@@ -200,8 +221,10 @@ export class PolicyPublisher {
   async writeAhead(kept: GroupState[], baseVersion: number): Promise<void> {
     await this.prefetch(kept);
     const b = this.batch(kept, baseVersion);
-    if (this.remote) await this.storeAsync(b);
-    else await this.inProcess.storeAhead(this.batchFile(Number(b.header.targetVersion)), b.header, b.groups);
+    if (this.remote) {
+      await this.keepImages(b);
+      await this.storeAsync(b);
+    } else await this.inProcess.storeAhead(this.batchFile(Number(b.header.targetVersion)), b.header, b.groups);
     this.ahead = { target: Number(b.header.targetVersion), figures: figuresOf(b), batch: this.remote ? b : null };
   }
 
@@ -244,6 +267,32 @@ export class PolicyPublisher {
     }
   }
 
+  /**
+   * Before a remote request is stored: the images its token traces reference are kept until the
+   * update is committed, and the request says where a trainer gets them (image_url) and how many
+   * could not be kept (images_missing).
+   */
+  private async keepImages(b: TrainBatch): Promise<void> {
+    const shots = this.d.shots;
+    if (!shots) return;
+    const shas = referencedImages(b.groups);
+    if (shas.length === 0) return;
+    const target = Number(b.header.targetVersion);
+    const { missing } = await shots.keeper.keep(target, shas);
+    b.header.imageUrl = shots.imageUrl;
+    b.header.imagesMissing = missing.length;
+    const o = this.outcomes.get(target);
+    if (o) o.imagesMissing = missing.length;
+    if (missing.length > 0) this.d.logger.warn({ target, images: shas.length, missing: missing.length, first: missing.slice(0, 3) }, 'screenshots the update references are gone from the store: their samples will be refused by the trainer');
+  }
+
+  /** What became of the samples of the update that made `target` (once; zeros when not known, e.g. replayed after a restart). */
+  takeOutcome(target: number): UpdateOutcome {
+    const o = this.outcomes.get(target) ?? { samplesNotSent: 0, imagesMissing: 0, samplesRefused: 0 };
+    this.outcomes.delete(target);
+    return o;
+  }
+
   /** Ends the in-process update thread. */
   close(): Promise<void> {
     return this.inProcess.close();
@@ -253,6 +302,8 @@ export class PolicyPublisher {
   async publish(version: number): Promise<void> {
     const { weights, logger, runId } = this.d;
     if (this.remote) await this.sendPending(version);
+    // the trainer has answered every update up to this version: the images it kept can go
+    this.d.shots?.keeper.release(version);
     const current = await withRetry('read the weights pointer', () => weights.get(), this.d.retry);
     this.version = Math.max(this.version, version);
     if (current && current.runId === runId && Number(current.version) >= version) {
@@ -300,6 +351,9 @@ export class PolicyPublisher {
     if (!a) throw new FatalRunError('TRAINER_BAD_RESULT', `the trainer's answer to ${r.batchId} carries no artifact`);
     this.produced.set(Number(r.version), a);
     this.version = Math.max(this.version, Number(r.version));
+    const o = this.outcomes.get(Number(r.version));
+    if (o) o.samplesRefused = Number(r.samplesRefused);
+    if (r.samplesRefused > 0n) this.d.logger.warn({ policyVersion: Number(r.version), samplesRefused: Number(r.samplesRefused) }, 'the trainer refused samples (an image it could not fetch); the rest trained');
     if (this.remote) {
       const file = this.recordFile(Number(r.version));
       fs.writeFileSync(`${file}.tmp`, toBinary(PolicyArtifactSchema, a));
@@ -340,7 +394,7 @@ export class PolicyPublisher {
     } catch (e) {
       throw new FatalRunError('TRAINER_BATCH_CORRUPT', (e as Error).message, { cause: e });
     }
-    return req ? { header: req.header, groups: req.groups, steps: 0, skippedSteps: 0, unreadable: [], meanReward: 0 } : undefined;
+    return req ? { header: req.header, groups: req.groups, steps: 0, skippedSteps: 0, maskedSteps: 0, samplesNotSent: 0, unreadable: [], meanReward: 0 } : undefined;
   }
 
   private async sendPending(version: number): Promise<void> {

@@ -487,6 +487,14 @@ export class RoundLedger {
     return [...this.groups.values()].filter((g) => g.fate !== 'pending' && g.fate !== 'abandoned');
   }
 
+  /**
+   * Whether `g` was dropped because one of its samples spent its attempts (every attempt came back
+   * excluded), rather than for a round timeout or a blacklisted host.
+   */
+  exhausted(g: GroupState): boolean {
+    return g.fate === 'abandoned' && g.samples.some((s) => s.status === 'abandoned' && s.attempt + 1 >= this.maxAttempts && s.excludedReasons.length >= s.attempt + 1);
+  }
+
   /** Groups of the given fate. */
   byFate(fate: GroupFate): GroupState[] {
     return [...this.groups.values()].filter((g) => g.fate === fate);

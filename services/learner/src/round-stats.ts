@@ -18,6 +18,10 @@ export class RoundStats {
   private readonly decided = new Set<string>();
   /** Keys added to `decided` since the last save (takeDelta/markSaved). */
   private decidedSinceSave: string[] = [];
+  /** Task timeouts of the round, by whom the failure rules blamed them on. */
+  readonly timeouts = { policy: 0, site: 0 };
+  /** Groups of the round dropped because a sample spent its attempts. */
+  exhaustedGroups = 0;
 
   constructor(
     private readonly store: RunStateStore,
@@ -87,13 +91,21 @@ export class RoundStats {
     this.metrics.excluded.inc({ reason: REASON_STALE }, n);
   }
 
+  /** A task timeout the failure rules blamed on the policy (trained) or the site (excluded). */
+  timeout(blame: 'policy' | 'site'): void {
+    this.timeouts[blame] += 1;
+    if (blame === 'policy') this.c.timeoutsPolicy += 1n;
+    else this.c.timeoutsSite += 1n;
+    this.metrics.timeouts.inc({ blame });
+  }
+
   /** The in-flight count, from the ledger (exact after a restart too). */
   inFlight(n: number): void {
     this.c.inFlight = BigInt(n);
   }
 
-  /** A complete group's fate (decided once by the ledger). */
-  groupDecided(g: GroupState): void {
+  /** A complete group's fate (decided once by the ledger); `exhausted`: dropped because a sample spent its attempts. */
+  groupDecided(g: GroupState, exhausted = false): void {
     const key = `${g.round}/${g.group}`;
     if (this.decided.has(key)) return;
     this.decided.add(key);
@@ -103,16 +115,21 @@ export class RoundStats {
     else if (g.fate === 'dropped_all_zero') c.groupsDroppedAllZero += 1n;
     else if (g.fate === 'dropped_all_one') c.groupsDroppedAllOne += 1n;
     else if (g.fate === 'abandoned') c.groupsAbandoned += 1n;
+    if (exhausted) {
+      c.groupsExhausted += 1n;
+      this.exhaustedGroups += 1;
+      this.metrics.exhaustedGroups.inc();
+    }
     this.metrics.groups.inc({ fate: g.fate });
   }
 
-  toJSON(): { terminations: Record<string, number>; excluded: Record<string, number>; decided: string[] } {
-    return { terminations: { ...this.terminations }, excluded: { ...this.excluded }, decided: [...this.decided] };
+  toJSON(): RoundStatsJson {
+    return { terminations: { ...this.terminations }, excluded: { ...this.excluded }, decided: [...this.decided], timeouts: { ...this.timeouts }, exhaustedGroups: this.exhaustedGroups };
   }
 
   /** The round file's delta: the breakdowns (small) and the groups decided since the last save. */
-  takeDelta(): { terminations: Record<string, number>; excluded: Record<string, number>; decided: string[] } {
-    const d = { terminations: { ...this.terminations }, excluded: { ...this.excluded }, decided: this.decidedSinceSave };
+  takeDelta(): RoundStatsJson {
+    const d = { terminations: { ...this.terminations }, excluded: { ...this.excluded }, decided: this.decidedSinceSave, timeouts: { ...this.timeouts }, exhaustedGroups: this.exhaustedGroups };
     this.decidedSinceSave = [];
     return d;
   }
@@ -122,9 +139,21 @@ export class RoundStats {
     this.decidedSinceSave = [];
   }
 
-  restore(j: { terminations?: Record<string, number>; excluded?: Record<string, number>; decided?: string[] }): void {
+  restore(j: Partial<RoundStatsJson>): void {
     Object.assign(this.terminations, j.terminations ?? {});
     Object.assign(this.excluded, j.excluded ?? {});
     for (const k of j.decided ?? []) this.decided.add(k);
+    this.timeouts.policy = j.timeouts?.policy ?? 0;
+    this.timeouts.site = j.timeouts?.site ?? 0;
+    this.exhaustedGroups = j.exhaustedGroups ?? 0;
   }
+}
+
+/** What a round file keeps of the round's stats (timeouts and exhaustedGroups absent in files written before the failure rules). */
+export interface RoundStatsJson {
+  terminations: Record<string, number>;
+  excluded: Record<string, number>;
+  decided: string[];
+  timeouts?: { policy: number; site: number };
+  exhaustedGroups?: number;
 }

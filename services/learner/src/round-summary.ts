@@ -34,6 +34,9 @@ export function summarizeRound(ledger: RoundLedger, round: number, maxSteps: num
       bySuite.set(suite, su);
     }
   }
+  summary.timeoutsPolicy = stats.timeouts.policy;
+  summary.timeoutsSite = stats.timeouts.site;
+  summary.groupsExhausted = stats.exhaustedGroups;
   summary.terminations = { ...stats.terminations };
   summary.excluded = { ...stats.excluded };
   summary.successRate = summary.episodes > 0 ? summary.successes / summary.episodes : 0;

@@ -172,8 +172,8 @@ void test('a message gone from the stream or holding another trajectory is named
       'the two unreadable samples are named',
     );
     const samples = batch.groups[0]!.samples;
-    assert.deepEqual(samples.map((s) => s.steps.length), [6, 0, 0], 'the readable one trains all its steps, the others none');
-    assert.equal(batch.steps, 6);
+    assert.deepEqual(samples.map((s) => [s.trajectoryId, s.steps.length]), [[a.id, 6]], 'the readable one trains all its steps; the others, with none, are not sent');
+    assert.deepEqual([batch.steps, batch.samplesNotSent], [6, 2]);
   });
 });
 

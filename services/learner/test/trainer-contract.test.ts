@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { connectBus, ensureTopology, WeightsPointer, type Bus } from '@owrl/bus';
+import { connectBus, ensureTopology, ScreenshotStore, WeightsPointer, type Bus } from '@owrl/bus';
 import { silentLogger } from '@owrl/core';
 import { initialModel, type PointerModel } from '@owrl/policy';
 import {
@@ -42,6 +42,7 @@ import { ArtifactServer } from '../src/artifact-server.js';
 import { CrashPoints } from '../src/crash-point.js';
 import { PolicyPublisher, type RemoteTrainerBinding } from '../src/publisher.js';
 import type { GroupState } from '../src/round-ledger.js';
+import { ShotKeeper } from '../src/shot-keeper.js';
 import { buildTrainBatch } from '../src/train-batch.js';
 
 const tokens = (ids: number[], opts: { incomplete?: boolean; images?: string[] } = {}): PolicyTrace =>
@@ -52,7 +53,8 @@ const tokens = (ids: number[], opts: { incomplete?: boolean; images?: string[] }
         tokenIds: ids,
         logprobs: ids.map((_, i) => -0.25 * (i + 1)),
         promptTokenIds: [7, 8, 9],
-        lossMask: ids.map((_, i) => (i === ids.length - 1 ? 0 : 1)),
+        // the last token masked out when there are others: a step with every token masked trains nothing (left out)
+        lossMask: ids.length > 1 ? ids.map((_, i) => (i === ids.length - 1 ? 0 : 1)) : [],
         finishReason: 'tool_calls',
         model: 'owrl-v3',
         images: (opts.images ?? []).map((sha256) => create(ImageRefSchema, { sha256, mime: 'image/jpeg', width: 64, height: 48, bytes: 1000n })),
@@ -70,6 +72,10 @@ const pointer = (chosen: number, feature: number): PolicyTrace =>
   });
 
 /** A kept group as the round ledger holds it, with the rewards and advantages it decided. */
+/** Two distinct PNG headers (signature and IHDR: 640x400 and 320x200), all the store reads of a picture. */
+const PNG_A = new Uint8Array(Buffer.from('89504e470d0a1a0a0000000d4948445200000280000001900806000000000000000000', 'hex'));
+const PNG_B = new Uint8Array(Buffer.from('89504e470d0a1a0a0000000d49484452000001400000c8000806000000000000000000', 'hex'));
+
 function group(n: number, traces: PolicyTrace[][], rewards: number[], advantages: number[], version = 3n): GroupState {
   const task = create(TaskSchema, { id: `task-${n}`, startUrl: 'http://shop.test/', instruction: 'x', difficulty: 1 });
   return {
@@ -350,6 +356,58 @@ void test('in process, written ahead (async overlap): trained off the thread, tr
     await assert.rejects(restarted.trainAhead(2), /TRAINER_BATCH_MISSING|batch-v2\.pb is missing/);
     await restarted.close();
   } finally {
+    await artifacts.close();
+  }
+});
+
+void test('remote trainer: the images an update references are kept by the learner and fetched by the trainer; a sample whose image is gone is refused and counted, not the update', async () => {
+  const weights = await WeightsPointer.open(bus);
+  const artifacts = new ArtifactServer(path.join(dir, 'art-images'), { port: 0, host: '127.0.0.1', advertiseHost: '127.0.0.1' });
+  await artifacts.start();
+  const store = new ScreenshotStore(bus);
+  const keeper = new ShotKeeper(path.join(dir, 'shots-images'), store, silentLogger);
+  artifacts.serveShots({ find: (sha) => keeper.find(sha), get: (sha) => store.get(sha) });
+  const client = new RemoteTrainer(fake.address, { retries: 1, backoffMs: 50 });
+  const binding: RemoteTrainerBinding = { trainer: client, info: await client.info(), stateDir: path.join(dir, 'trainer-images'), hyper: create(TrainHyperparamsSchema, {}) };
+  fs.mkdirSync(binding.stateDir, { recursive: true });
+  try {
+    const model = initialModel({ dim: 64, temperature: 1 });
+    const p = new PolicyPublisher({
+      runId: 'images-run',
+      model,
+      trainer: new GrpoTrainer(model, new Adam(model.dim), { epochs: 1 }),
+      artifacts,
+      weights,
+      crash: new CrashPoints(null),
+      logger: silentLogger,
+      retry: { log: silentLogger },
+      updatesDir: path.join(dir, 'updates-images'),
+      remote: binding,
+      shots: { keeper, imageUrl: artifacts.shotsUrl },
+    });
+    await p.publish(0);
+    // two screenshots in the store; a third one the traces reference was never stored (or aged out)
+    const [a, b] = await Promise.all([store.put(PNG_A), store.put(PNG_B)]);
+    const gone = 'f'.repeat(64);
+    const kept = [
+      group(0, [[tokens([11, 12], { images: [a.sha256] })], [tokens([13, 14], { images: [a.sha256, b.sha256] })], [tokens([15, 16], { images: [gone] })]], [1, 0, 0], [1.4, -0.7, -0.7], 0n),
+    ];
+    const before = fake.updates.length;
+    await p.train(kept, 0);
+    const u = fake.updates[before];
+    assert.deepEqual([u?.header.imageUrl, u?.header.imagesMissing], [artifacts.shotsUrl, 1]);
+    assert.deepEqual([u?.imagesFetched, u?.refused], [2, ['run/4/0/2/0']], 'the two kept images were fetched and checked; the sample with the missing one was refused');
+    assert.equal(u?.result?.samplesRefused, 1n);
+    assert.deepEqual(p.takeOutcome(1), { samplesNotSent: 0, imagesMissing: 1, samplesRefused: 1 });
+    // kept on the learner's disk until the version is committed, served by sha256 (404 for the missing one)
+    const res = await fetch(`${artifacts.shotsUrl}${a.sha256}`);
+    assert.deepEqual([res.status, res.headers.get('content-type'), Buffer.from(await res.arrayBuffer()).equals(Buffer.from(PNG_A))], [200, 'image/png', true]);
+    assert.equal((await fetch(`${artifacts.shotsUrl}${gone}`)).status, 404);
+    assert.ok(keeper.find(b.sha256));
+    await p.publish(1);
+    assert.equal(keeper.find(b.sha256), undefined, 'released once the version is published');
+  } finally {
+    await client.close();
     await artifacts.close();
   }
 });

@@ -32,6 +32,8 @@ export interface RunReport {
   last_epoch_clip: { mean: number; max: number };
   /** The update rule of the run (RunState.update); null when the learner did not say. */
   update_rule: { ppo_epochs: number; minibatches: number; clip_low: number; clip_high: number; learning_rate: number; trust_kl: number } | null;
+  /** The failure rules of the run (RunState.failure_rules) and what they decided; null when the learner did not say. */
+  failure_rules: { timeout_blame: string; timeout_policy_share: number; max_attempts: number; exhausted_groups: string; timeouts_policy: number; timeouts_site: number; groups_exhausted: number } | null;
   /** Behaviour-cloning warm-up before RL (demo --warmup). */
   warmup?: WarmupReport;
   /** Per round: success, success by difficulty and by suite, terminations and exclusions (for the plots). */
@@ -122,6 +124,17 @@ export function buildReport(s: RunState, wallS: number): RunReport {
     last_epoch_clip: { mean: r4(mean(lastClips)), max: r4(Math.max(0, ...lastClips)) },
     update_rule: s.update
       ? { ppo_epochs: s.update.ppoEpochs, minibatches: s.update.minibatches, clip_low: s.update.clipLow, clip_high: s.update.clipHigh, learning_rate: s.update.learningRate, trust_kl: s.update.trustKl }
+      : null,
+    failure_rules: s.failureRules
+      ? {
+          timeout_blame: s.failureRules.timeoutBlame,
+          timeout_policy_share: s.failureRules.timeoutPolicyShare,
+          max_attempts: s.failureRules.maxAttempts,
+          exhausted_groups: s.failureRules.exhaustedGroups,
+          timeouts_policy: Number(s.counters?.timeoutsPolicy ?? 0n),
+          timeouts_site: Number(s.counters?.timeoutsSite ?? 0n),
+          groups_exhausted: Number(s.counters?.groupsExhausted ?? 0n),
+        }
       : null,
     run_id: s.runId,
     // The last round's number + 1: on a long run RunState.rounds holds old rounds thinned.
@@ -299,6 +312,8 @@ By fault (site: counts against the host; uncertain: the site, the network or a s
 | --- | --- |
 ${table(r.excluded_by_fault)}
 
+${failureRulesText(r)}
+
 ## Update health (per PPO epoch: loss, clip fraction, approximate KL before each minibatch's step, gradient norm, mean ratio, effective learning rate)
 
 ${r.update_rule ? `Update rule: ${r.update_rule.ppo_epochs} epoch(s) × ${r.update_rule.minibatches} minibatch(es), one Adam step each (lr ${r.update_rule.learning_rate || 'trainer default'}), clip ${r.update_rule.clip_low}/${r.update_rule.clip_high}, KL trust region ${r.update_rule.trust_kl || 'off'} per minibatch.\n\n` : ''}Clip fraction of the last epoch: mean ${(r.last_epoch_clip.mean * 100).toFixed(1)} %, max ${(r.last_epoch_clip.max * 100).toFixed(1)} %.
@@ -348,4 +363,17 @@ export function reportHtml(markdown: string, charts: Record<string, string>): st
     } else if (line.trim() !== '') out.push(`<p>${inline(line).replace(/\[HTML report\]\(report.html\)/, 'this page')}</p>`);
   }
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>owrl run report</title><style>body{font:14px/1.45 system-ui,sans-serif;max-width:960px;margin:20px auto;padding:0 12px;color:#1d1d1f}table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}th{background:#f3f3f3}figure{margin:10px 0}svg{max-width:100%;height:auto;border:1px solid #eee}code{background:#f1f1f1;padding:0 3px}</style></head><body>${out.join('\n')}</body></html>\n`;
+}
+
+/** The failure rules of the run and what they decided, as a paragraph of the report. */
+function failureRulesText(r: RunReport): string {
+  const f = r.failure_rules;
+  if (!f) return 'Failure rules: not stated by the learner.';
+  const blame =
+    f.timeout_blame === 'timings'
+      ? `a task timeout is the policy's when it spent at least ${Math.round(f.timeout_policy_share * 100)} % of the episode's wall time deciding (scored 0 and trained), else the site's (excluded and re-dispatched)`
+      : f.timeout_blame === 'policy'
+        ? 'every task timeout is the policy\'s (scored 0 and trained)'
+        : "every task timeout is the site's (excluded and re-dispatched)";
+  return `Failure rules: ${blame}; a sample gets ${f.max_attempts} attempt(s), and a group one of whose samples spends them is dropped whole (${f.exhausted_groups}). This run: ${f.timeouts_policy} timeout(s) blamed on the policy, ${f.timeouts_site} on the site, ${f.groups_exhausted} group(s) dropped for a spent budget.`;
 }

@@ -235,7 +235,9 @@ export const PointerTraceSchema: GenMessage<PointerTrace> = /*@__PURE__*/
 
 /**
  * A picture kept apart from the messages that mention it: content-addressed (sha256 of the
- * bytes) in the screenshot store (JetStream stream OWRL_SHOTS, subject owrl.shots.<sha256>).
+ * bytes) in the screenshot store (JetStream stream OWRL_SHOTS, subject owrl.shots.<sha256>). A
+ * trainer gets the images of an update from TrainHeader.image_url (the learner keeps them until
+ * that update is committed; docs/trainer.md "Images").
  *
  * @generated from message owrl.v1.ImageRef
  */
@@ -830,7 +832,8 @@ export enum TerminationClass {
   FORMAT_ERROR = 4,
 
   /**
-   * The site failed (network, HTTP, bot wall, page crash, task timeout). Excluded, re-dispatched.
+   * The site failed (network, HTTP, bot wall, page crash, task timeout). Excluded, re-dispatched;
+   * a task timeout the learner's failure rules blame on the policy is trained at reward 0.
    *
    * @generated from enum value: TERMINATION_CLASS_ENV_ERROR = 5;
    */
