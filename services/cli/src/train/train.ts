@@ -93,8 +93,9 @@ export async function runTrain(args: TrainArgs, out: (line: string) => void): Pr
       out(`sites up at ${sites.url}/ (${settings.vars['OWRL_SUITES'] ?? ''})`);
     }
     const sitesHost = sites?.host ?? (sitesGiven ? new URL(sitesGiven).host : undefined);
-    const allowHosts = [...(run.fleet?.allow_hosts ?? []), ...(sitesHost ? [sitesHost] : [])];
     const view = { ...overlayEnv(settings.vars, env), ...own };
+    // fleet.allow_hosts (or OWRL_ALLOW_HOSTS over it), and the bundled sites.
+    const allowHosts = [...(view['OWRL_ALLOW_HOSTS'] ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''), ...(sitesHost ? [sitesHost] : [])];
 
     const pre = await runPreflight({ loaded, settings: view, allowHosts, signal: AbortSignal.timeout(120_000) }, args.skip, out);
     if (!pre.ok) throw new TrainRefused(`the preflight failed: ${pre.lines.filter((l) => !l.ok).map((l) => l.name).join(', ')} (fix what it says, or --skip-preflight=NAME to go on without that check)`);
