@@ -46,7 +46,14 @@ function fieldSchema(k: MappedKey): JsonSchema {
   return z.toJSONSchema(s, { unrepresentable: 'any' }) as JsonSchema;
 }
 
-const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/\n/g, ' ');
+/** Table-cell text: pipes escaped, `<` escaped outside code spans (inside them it shows as typed). */
+const cell = (s: string): string =>
+  s
+    .split('`')
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/</g, '&lt;')))
+    .join('`')
+    .replace(/\|/g, '\\|')
+    .replace(/\n/g, ' ');
 
 function row(k: MappedKey): string {
   const name = `\`${k.path.join('.')}\``;
