@@ -94,7 +94,7 @@ function owrl(args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | 2): Promi
 /** The newest policy artifact a demo's learner published (its final policy). */
 function finalPolicy(out: string, mode: string): string {
   const runId = `bench-${mode}`;
-  const dir = path.join(out, runId, 'learner', runId, 'artifacts');
+  const dir = path.join(out, runId, 'artifacts');
   const versions = fs.readdirSync(dir).map((f) => /^policy-v(\d+)\.onnx$/.exec(f)).filter((m) => m !== null).map((m) => Number(m[1]));
   if (versions.length === 0) throw new Error(`no policy artifact in ${dir}`);
   return path.join(dir, `policy-v${Math.max(...versions)}.onnx`);

@@ -1,7 +1,8 @@
 // The docker compose stack on a real engine, driven through testcontainers: brought up from the
 // images deploy/build-images.sh built, a short training read over gRPC from the host, actors
 // scaled to 3 (three register), one actor `docker kill`ed mid-round, the NATS container
-// restarted mid-run, and the run finishing with every rollout accounted for. NATS requires the
+// restarted mid-run, and the run finishing with every rollout accounted for. The run is a run file
+// (the recipe, tasks, fleet and ack waits of this test) that every owrl container mounts. NATS requires the
 // user and password of the compose file (a fresh password per run): the host connects with them,
 // a connection without them is refused, and no container logs the password.
 //
@@ -13,6 +14,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -66,20 +68,30 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
   const natsUser = 'owrl';
   // Starts with a letter: nats-server reads it as a config value (deploy/nats/owrl-nats.conf).
   const natsPassword = `owrl-${randomBytes(18).toString('hex')}`;
+  const runId = `deploy-${process.pid}`;
+  // The run of this test is a run file, mounted into every owrl service in place of deploy/run.yaml.
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-deploy-run-'));
+  fs.chmodSync(runDir, 0o755);
+  const runFile = path.join(runDir, 'run.yaml');
+  fs.writeFileSync(
+    runFile,
+    [
+      `state: { run_id: ${runId}, data_dir: /data/learner }`,
+      'tasks: { suites: [shop], sites_url: "http://sites:8400", difficulties: [1, 2] }',
+      `recipe: { rounds: ${ROUNDS}, groups_per_round: ${GROUPS}, group_size: ${GROUP_SIZE}, curriculum: [{ max_steps: 4 }] }`,
+      'judge: { kind: verifiers, concurrency: 8 }',
+      `fleet: { slots: ${SLOTS}, allow_hosts: ["sites:8400"] }`,
+      `nats: { actors_ack_wait_s: ${ACK_WAIT_S}, judge_ack_wait_s: ${ACK_WAIT_S} }`,
+      '',
+    ].join('\n'),
+    { mode: 0o644 },
+  );
   const env: Record<string, string> = {
     OWRL_TAG: process.env.OWRL_TAG ?? 'local',
     OWRL_NATS_IMAGE: process.env.OWRL_NATS_IMAGE ?? 'nats:2.10-alpine',
-    OWRL_RUN_ID: `deploy-${process.pid}`,
-    OWRL_ROUNDS: String(ROUNDS),
-    OWRL_GROUPS_PER_ROUND: String(GROUPS),
-    OWRL_GROUP_SIZE: String(GROUP_SIZE),
-    OWRL_CURRICULUM: `${ROUNDS}:4`,
-    OWRL_DIFFICULTIES: '1,2',
-    OWRL_SLOTS: String(SLOTS),
+    OWRL_RUN_FILE_HOST: runFile,
     // The registry's busy count is at most a second old: the actor killed below is mid-episode.
     OWRL_HEARTBEAT_S: '1',
-    OWRL_ACTORS_ACK_WAIT_S: String(ACK_WAIT_S),
-    OWRL_JUDGE_ACK_WAIT_S: String(ACK_WAIT_S),
     // info: a failure's log tails show the rounds and the episodes (and more lines are checked for the password).
     OWRL_LOG_LEVEL: process.env.OWRL_LOG_LEVEL ?? 'info',
     OWRL_NATS_PORT: String(natsPort),
@@ -236,7 +248,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
 
     // The accounting, from the broker and the learner together: every dispatch stored once in
     // OWRL_TASKS, every scored message counted once as trainable, excluded or late, nothing queued.
-    const settled = await waitForSettledCounts({ runId: env.OWRL_RUN_ID!, natsConnection: () => Promise.resolve(nc!), runState: () => getState() });
+    const settled = await waitForSettledCounts({ runId, natsConnection: () => Promise.resolve(nc!), runState: () => getState() });
     const c = settled.state.counters!;
     // None used twice: no trajectory in two groups.
     const ids: string[] = [];
@@ -292,7 +304,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
       // Where the messages are: each consumer's pending, unacked, redelivered and waiting pulls.
       if (nc !== undefined) {
         const jsm = await jetstreamManager(nc).catch(() => undefined);
-        for (const [stream, consumer] of [['OWRL_TASKS', 'actors'], ['OWRL_TRAJ', 'judge'], ['OWRL_SCORED', `learner_${env.OWRL_RUN_ID ?? ''}`]] as const) {
+        for (const [stream, consumer] of [['OWRL_TASKS', 'actors'], ['OWRL_TRAJ', 'judge'], ['OWRL_SCORED', `learner_${runId}`]] as const) {
           const ci = await jsm?.consumers.info(stream, consumer).catch((e: unknown) => (e as Error).message);
           const info = typeof ci === 'object' && ci !== null ? { pending: ci.num_pending, ack_pending: ci.num_ack_pending, redelivered_now: ci.num_redelivered, waiting_pulls: ci.num_waiting, delivered: ci.delivered, ack_floor: ci.ack_floor } : ci;
           log(`consumer ${stream}/${consumer}`, { info });
@@ -313,5 +325,6 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     } else {
       await compose(project, env, 'down', '-v', '--remove-orphans').catch(() => undefined);
     }
+    fs.rmSync(runDir, { recursive: true, force: true });
   }
 });

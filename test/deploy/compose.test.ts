@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseRunFile } from '@owrl/run-file';
 import {
   composeRuleErrors,
   composeSpecSchema,
@@ -131,4 +132,23 @@ void test('YAML as Compose reads it: merge keys resolved, duplicate keys refused
   const d = parseCompose('x-a: &a\n  K: "1"\nservices:\n  s:\n    image: i\n    environment:\n      <<: *a\n      L: "2"\n');
   assert.deepEqual(d.services.s.environment, { K: '1', L: '2' });
   assert.throws(() => parseCompose('services:\n  s:\n    image: a\n    image: b\n'), /unique|duplicate/i);
+});
+
+void test('one run file: every service that reads OWRL_RUN_FILE mounts deploy/run.yaml there (or OWRL_RUN_FILE_HOST), and the file is valid', () => {
+  for (const [env, host] of [
+    [MINIMAL_ENV, './run.yaml'],
+    [{ ...MINIMAL_ENV, OWRL_RUN_FILE_HOST: '/srv/my-run.yaml' }, '/srv/my-run.yaml'],
+  ] as const) {
+    const doc = load(path.join(DEPLOY, 'docker-compose.yml'), env);
+    const readers = Object.entries(doc.services as Record<string, any>).filter(([, s]) => s.environment?.OWRL_RUN_FILE !== undefined);
+    assert.deepEqual(readers.map(([n]) => n).sort(), ['actor', 'console', 'judge', 'learner', 'sites']);
+    for (const [name, s] of readers) {
+      assert.ok((s.volumes ?? []).includes(`${host}:${s.environment.OWRL_RUN_FILE}:ro`), `${name} mounts ${host} at ${s.environment.OWRL_RUN_FILE}: ${JSON.stringify(s.volumes)}`);
+      for (const k of ['OWRL_ROUNDS', 'OWRL_GROUP_SIZE', 'OWRL_SLOTS', 'OWRL_ALLOW_HOSTS', 'OWRL_RUN_ID']) assert.ok(!(k in s.environment), `${name}: ${k} lives in the run file, not repeated here`);
+    }
+  }
+  const run = parseRunFile(fs.readFileSync(path.join(DEPLOY, 'run.yaml'), 'utf8'), 'deploy/run.yaml').run;
+  assert.equal(run.tasks.sites_url, 'http://sites:8400', 'the sites service');
+  assert.deepEqual(run.fleet?.allow_hosts, ['sites:8400']);
+  assert.equal(run.state?.data_dir, '/data/learner', "on the learner's volume");
 });

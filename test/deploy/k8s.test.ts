@@ -12,6 +12,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { DEFAULTS } from '@owrl/core';
 import { CONSUMER_ACTORS, resolveTopology } from '@owrl/bus';
 import { validateObject, type K8sObject } from './k8s-schema.js';
+import { parseRunFile } from '@owrl/run-file';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const K8S = path.join(ROOT, 'deploy', 'k8s');
@@ -290,4 +291,29 @@ void test('NATS login: every service that uses NATS gets NATS_USER/NATS_PASSWORD
   assert.ok(problems.some((p) => p.startsWith('Deployment/learner container learner: NATS_PASSWORD is not set')), problems.join('\n'));
   assert.ok(problems.some((p) => p.startsWith('ScaledJob/actor-rollout container actor: NATS_USER refers to key USER')), problems.join('\n'));
   assert.equal(problems.length, 2, problems.join('\n'));
+});
+
+void test('one run file: the ConfigMap owrl-run holds deploy/k8s/run.yaml, valid, and every owrl pod mounts it where OWRL_RUN_FILE points', { skip }, () => {
+  for (const components of [[], ['rollout-isolation'], ['judge-gpu']]) {
+    const objs = render(components);
+    const common = find(objs, 'ConfigMap', 'owrl-common') as any;
+    const file: string = common.data.OWRL_RUN_FILE;
+    assert.equal(file, '/etc/owrl/run.yaml');
+    const cm = find(objs, 'ConfigMap', 'owrl-run') as any;
+    const run = parseRunFile(cm.data['run.yaml'], 'deploy/k8s/run.yaml').run;
+    assert.equal(run.tasks.sites_url, 'http://sites:8400');
+    const pods = objs.filter((o) => ['Deployment', 'ScaledJob'].includes(o.kind ?? ''));
+    const readers = pods.filter((o) => podSpec(o).containers.some((c: any) => (c.envFrom ?? []).some((e: any) => e.configMapRef?.name === 'owrl-common')));
+    assert.ok(readers.length >= 4, `owrl pods: ${readers.map((o) => o.metadata?.name).join(', ')}`);
+    for (const o of readers) {
+      const spec = podSpec(o);
+      const vol = (spec.volumes ?? []).find((v: any) => v.configMap?.name === 'owrl-run');
+      assert.ok(vol, `${o.kind}/${o.metadata?.name} has the run file's volume`);
+      for (const c of spec.containers) {
+        const m = (c.volumeMounts ?? []).find((x: any) => x.name === vol.name);
+        assert.ok(m && path.join(m.mountPath, 'run.yaml') === file && m.readOnly === true, `${o.metadata?.name}/${c.name} mounts it at ${path.dirname(file)}, read-only`);
+        for (const k of ['OWRL_ROUNDS', 'OWRL_GROUP_SIZE', 'OWRL_CURRICULUM', 'OWRL_ALLOW_HOSTS', 'OWRL_RUN_ID']) assert.ok(!(k in envOf(c)), `${o.metadata?.name}: ${k} lives in the run file`);
+      }
+    }
+  }
 });

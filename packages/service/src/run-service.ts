@@ -7,6 +7,7 @@
 // 0 after a signal or a normal end, 1 after a fatal error, 2 for bad configuration.
 import { connectBus, describeNatsSettings, isBrokerUnavailable, type Bus } from '@owrl/bus';
 import { ConfigError, envOneOf, type Env, type Logger, type Meter } from '@owrl/core';
+import { isRunFileError, overlayEnv, readRunFile, runFileSettings, SERVICE_NAMES, type ServiceName } from '@owrl/run-file';
 import { createLogger, LOG_LEVELS, PromMeter, startMetricsServer, type MetricsServer, type ServiceLogger } from '@owrl/telemetry';
 import { Health } from './health.js';
 import { readServiceSettings, type ServiceSettings } from './service-settings.js';
@@ -88,7 +89,7 @@ export function runService<C, B extends boolean = true>(spec: ServiceSpec<C, B>,
 
 class ServiceRun<C, B extends boolean> {
   readonly #spec: ServiceSpec<C, B>;
-  readonly #env: Env;
+  #env: Env;
   readonly #opts: RunOptions;
   readonly #abort = new AbortController();
   readonly #health = new Health();
@@ -118,6 +119,14 @@ class ServiceRun<C, B extends boolean> {
 
   async #start(): Promise<void> {
     const spec = this.#spec;
+    let runFile: string | null = null;
+    let runFileError: ConfigError | null = null;
+    try {
+      runFile = this.#readRunFile();
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      runFileError = e; // reported once the logger is bound
+    }
     // The level first, so that even a configuration error is logged at the level asked for.
     let level: (typeof LOG_LEVELS)[number] = 'info';
     try {
@@ -127,6 +136,7 @@ class ServiceRun<C, B extends boolean> {
     }
     this.#base = createLogger(spec.name, { level });
     this.#log = this.#base;
+    if (runFileError) throw new BadConfig(runFileError);
     let settings: ServiceSettings;
     let config: C;
     try {
@@ -137,7 +147,7 @@ class ServiceRun<C, B extends boolean> {
     }
     const log = (this.#log = spec.logBindings ? this.#base.child(spec.logBindings(config)) : this.#base);
     if (this.#abort.signal.aborted) return;
-    log.info({ nats: settings.nats ? describeNatsSettings(settings.nats) : null, metricsPort: settings.metricsPort }, 'starting');
+    log.info({ nats: settings.nats ? describeNatsSettings(settings.nats) : null, metricsPort: settings.metricsPort, runFile }, 'starting');
 
     const meter = new PromMeter(spec.name);
     this.#health.set('started', false);
@@ -190,6 +200,25 @@ class ServiceRun<C, B extends boolean> {
       () => this.#shutdown(ExitCode.ok, 'finished'),
       (e: unknown) => this.#shutdown(ExitCode.failed, 'failed', e),
     );
+  }
+
+  /**
+   * OWRL_RUN_FILE: the run file's settings for this service under the environment's own (a
+   * variable set in the environment wins). Returns the file's path, or null without one.
+   * @throws ConfigError naming OWRL_RUN_FILE with the file's problems (FILE:LINE:COL: key: message).
+   */
+  #readRunFile(): string | null {
+    const file = this.#env['OWRL_RUN_FILE'];
+    if (file === undefined || file === '') return null;
+    try {
+      const loaded = readRunFile(file);
+      const service = (SERVICE_NAMES as readonly string[]).includes(this.#spec.name) ? (this.#spec.name as ServiceName) : undefined;
+      this.#env = overlayEnv(runFileSettings(loaded, this.#env, service).vars, this.#env);
+      return loaded.file;
+    } catch (e) {
+      if (isRunFileError(e)) throw new ConfigError('OWRL_RUN_FILE', `OWRL_RUN_FILE=${file}:\n${e.message}`, { cause: e });
+      throw e;
+    }
   }
 
   /**

@@ -1,11 +1,15 @@
 // The startup path as a process: a bad setting exits 2 naming the variable (stderr line and log
 // line), a signal during start-up lets start() finish and then stops the service, the last log
 // line survives a burst of logging at exit, /healthz follows the start, NATS credentials are used
-// and never logged, and a wait for NATS ends on a signal.
+// and never logged, a wait for NATS ends on a signal, and a run file (OWRL_RUN_FILE) gives the
+// settings under the environment's own.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startNatsServer, type NatsServer } from '@owrl/testkit';
 
@@ -202,4 +206,41 @@ void test('waiting for a NATS that is not there ends on SIGTERM with exit 0; a s
   await alone.logged('started');
   alone.child.kill('SIGTERM');
   assert.equal((await alone.exited)[0], 0, alone.stderr());
+});
+
+void test('OWRL_RUN_FILE: the settings come from the run file (secrets from the variables it names), the environment wins, a bad file exits 2 at its line', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-runfile-'));
+  try {
+    const file = path.join(dir, 'run.yaml');
+    fs.writeFileSync(file, ['log_level: debug', 'nats:', `  url: ${nats.url}`, '  user: owrl', '  password_env: FIXTURE_NATS_PW', 'tasks:', '  suites: [shop]', ''].join('\n'));
+    const good = run({ OWRL_RUN_FILE: file, FIXTURE_NATS_PW: PASSWORD });
+    const started = await good.logged('starting');
+    assert.deepEqual(started['nats'], { servers: [nats.url], auth: 'user-password', user: 'owrl' });
+    assert.equal(started['runFile'], file);
+    assert.equal((await good.logged('fixture start begun'))['level'], 30, 'debug from the file: info lines are logged');
+    good.child.kill('SIGTERM');
+    assert.equal((await good.exited)[0], 0, good.stderr());
+    assert.ok(!good.stdout().includes(PASSWORD) && !good.stderr().includes(PASSWORD));
+
+    // the environment's NATS_URL wins over the file's (which names a port nothing listens on)
+    fs.writeFileSync(file, ['nats:', '  url: nats://127.0.0.1:1', '  user: owrl', '  password_env: FIXTURE_NATS_PW', 'tasks:', '  suites: [shop]', ''].join('\n'));
+    const over = run({ OWRL_RUN_FILE: file, FIXTURE_NATS_PW: PASSWORD, NATS_URL: nats.url });
+    assert.deepEqual((await over.logged('starting'))['nats'], { servers: [nats.url], auth: 'user-password', user: 'owrl' });
+    over.child.kill('SIGTERM');
+    assert.equal((await over.exited)[0], 0, over.stderr());
+
+    // a named secret that is not set, and a misspelt key: exit 2, each problem at its line
+    fs.writeFileSync(file, ['nats:', `  url: ${nats.url}`, '  usr: owrl', 'tasks:', '  suites: [shop]', ''].join('\n'));
+    const bad = run({ OWRL_RUN_FILE: file });
+    assert.equal((await bad.exited)[0], 2);
+    assert.equal(bad.stderr(), `fixture: bad configuration: OWRL_RUN_FILE=${file}:\n${file}:3:3: nats.usr: unknown key (did you mean user?)\n`);
+    assert.equal(bad.lines.find((l) => l['msg'] === 'bad configuration')?.['variable'], 'OWRL_RUN_FILE');
+    assert.ok(!bad.lines.some((l) => l['msg'] === 'fixture start begun'), 'nothing started');
+    fs.writeFileSync(file, ['nats:', `  url: ${nats.url}`, '  user: owrl', '  password_env: FIXTURE_NATS_PW', 'tasks:', '  suites: [shop]', ''].join('\n'));
+    const unset = run({ OWRL_RUN_FILE: file });
+    assert.equal((await unset.exited)[0], 2);
+    assert.match(unset.stderr(), new RegExp(`${file}:4:3: nats\\.password_env: names FIXTURE_NATS_PW, which is not set in the environment`));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -16,6 +16,7 @@ import {
   create,
   EpochStatSchema,
   grpcServiceDefinition,
+  health,
   PolicyArtifactSchema,
   SCHEMA_VERSION,
   Trainer,
@@ -121,6 +122,7 @@ export async function startFakeTrainer(opts: FakeTrainerOptions): Promise<FakeTr
       latestVersion: latest(),
       restorableVersions: [0n, ...double.versions.keys()],
       maxGroupBytes: BigInt(64 << 20),
+      baseModel,
     });
 
   /** The reason a group is not acceptable, or undefined. */
@@ -299,6 +301,13 @@ export async function startFakeTrainer(opts: FakeTrainerOptions): Promise<FakeTr
       cb(null, info());
     },
     train,
+  } as unknown as grpc.UntypedServiceImplementation);
+  // grpc.health.v1, as a trainer behind the contract serves it (the preflight of owrl train asks).
+  server.addService(grpcServiceDefinition(health.Health) as unknown as grpc.ServiceDefinition, {
+    check: (_call: unknown, cb: grpc.sendUnaryData<health.HealthCheckResponse>) => cb(null, create(health.HealthCheckResponseSchema, { status: health.HealthCheckResponse_ServingStatus.SERVING })),
+    watch: (call: grpc.ServerWritableStream<unknown, health.HealthCheckResponse>) => {
+      call.write(create(health.HealthCheckResponseSchema, { status: health.HealthCheckResponse_ServingStatus.SERVING }));
+    },
   } as unknown as grpc.UntypedServiceImplementation);
   double.port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),

@@ -1,34 +1,34 @@
-// owrl command line: demo, status, watch, pause/resume, groups, trajectory, tasks, blacklist, judge, sft, eval.
+// owrl command line: train, demo, status, watch, pause/resume, groups, trajectory, tasks, blacklist, judge, sft, eval.
 // Each command's module is loaded when it runs, so a command (or a usage error) does not pay for
 // the others' dependencies (Playwright, onnxruntime, gRPC).
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkDemoPolicy, defaultDemoRounds, defaultDemoTimeoutS, type DemoOptions } from './demo/demo-options.js';
 import { UsageError } from './usage.js';
-
-/** The demo trains on a mix of the bundled sites. */
-const DEMO_SUITES = 'shop,travel,wiki,mail';
-/**
- * Whether the demo warms the policy up on the scripted solvers before RL: under the same RL budget
- * the warmed-up policy ends far ahead of the uniform one (`npm run bench -- warmup`,
- * docs/benchmarks.md), so the demo warms up unless --no-warmup.
- */
-const DEMO_WARMUP = true;
 
 const HELP = `owrl — online RL for web agents
 
 usage:
+  owrl train RUN.yaml [--check] [--resume] [--skip-preflight[=nats,tasks,policy,trainer,judge]]
+            [--nats URL] [--timeout S] [--json FILE] [key flags as for demo]
+      Run a training job from one run file (docs/run-file.md, examples/): starts what is missing
+      (nats-server unless --nats or nats.url names one, the bundled sites, learner, judge, actors,
+      console), checks every piece before round 0 (the preflight, one line per check), prints
+      progress per round and ends with a report in <data_dir>/<run_id>/. A bad file exits 2 with
+      FILE:LINE:COL: key: message and starts nothing. --check: validate and run the preflight only
+      (exit 0 or 2). --resume: take the run up from its data dir (a change it cannot absorb, e.g.
+      recipe.group_size, is refused naming the key). Environment variables override the file.
   owrl demo [--rounds N] [--actors N] [--slots N] [--groups N] [--group-size N]
             [--curriculum rounds:steps,...] [--tasks N] [--difficulties 1,2,3] [--suites a,b]
             [--run-id ID] [--out DIR] [--json FILE] [--timeout S]
             [--warmup | --no-warmup] [--warmup-tasks N] [--warmup-epochs N] [--mode sync|async]
             [--policy pointer|openai] [--base-url URL] [--model NAME] [--engine vllm|sglang|openai]
-            [--trainer HOST:PORT]
-      Train the built-in policy on the bundled sites: starts nats-server (unless NATS_URL is set),
-      sites, learner, judge and actors as separate processes, and prints progress per round
-      (--rounds: 20 by default, 28 with --no-warmup, whose rounds are quicker; --timeout: 1800 s,
-      or 90 s a round for longer runs).
+            [--trainer HOST:PORT] [--check] [--skip-preflight]
+      owrl train on examples/demo.yaml: trains the built-in policy on the bundled sites (shop,
+      travel, wiki, mail), 2 actors × 3 browser slots, with the flags setting keys of the file
+      (--rounds: recipe.rounds, 20 by default, 40 with --no-warmup, whose rounds are quicker;
+      --groups N: N groups a round, dynamic sampling up to 1.5 N; --timeout: 1800 s, or 90 s a
+      round for longer runs; --out: state.data_dir, runs/).
       With the pointer policy it first clones the scripted solvers by default (--no-warmup: off;
       N demonstration tasks per suite, behaviour cloning), reports its held-out success, and
       starts RL from that policy.
@@ -36,7 +36,7 @@ usage:
       http://vllm:8000/v1, --model, the served name; OWRL_POLICY_API_KEY from the environment),
       trained by the owrl.v1.Trainer at --trainer (needed with openai; docs/trainer.md); the
       actors make the engine load each new version (vLLM/SGLang LoRA adapters). --mode async keeps
-      every browser slot busy and updates as soon as enough groups are in (OWRL_MODE).
+      every browser slot busy and updates as soon as enough groups are in.
   owrl status [--learner HOST:PORT] [--json]
       Print the run state of a learner over gRPC (default: the latest demo run, else 127.0.0.1:50051).
   owrl watch [--learner HOST:PORT] [--json] [--since VERSION] [--count N]
@@ -64,13 +64,6 @@ usage:
   owrl help
 `;
 
-function int(name: string, v: string | undefined, def: number, min = 1): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
-  return n;
-}
-
 function latestDemoAddress(outDir: string): string | null {
   if (!fs.existsSync(outDir)) return null;
   const runs = fs
@@ -84,73 +77,12 @@ function latestDemoAddress(outDir: string): string | null {
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   switch (cmd) {
+    case 'train':
     case 'demo': {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          rounds: { type: 'string' },
-          actors: { type: 'string' },
-          slots: { type: 'string' },
-          groups: { type: 'string' },
-          'group-size': { type: 'string' },
-          curriculum: { type: 'string' },
-          tasks: { type: 'string' },
-          difficulties: { type: 'string' },
-          suites: { type: 'string' },
-          'run-id': { type: 'string' },
-          out: { type: 'string' },
-          json: { type: 'string' },
-          timeout: { type: 'string' },
-          warmup: { type: 'boolean' },
-          'no-warmup': { type: 'boolean' },
-          'warmup-tasks': { type: 'string' },
-          'warmup-epochs': { type: 'string' },
-          policy: { type: 'string' },
-          'base-url': { type: 'string' },
-          model: { type: 'string' },
-          engine: { type: 'string' },
-          trainer: { type: 'string' },
-          mode: { type: 'string' },
-        },
-      });
-      if (values.mode !== undefined && values.mode !== 'sync' && values.mode !== 'async') throw new UsageError(`--mode must be sync or async, got ${JSON.stringify(values.mode)}`);
-      const policy = values.policy ?? 'pointer';
-      if (policy !== 'pointer' && policy !== 'openai') throw new UsageError(`--policy must be pointer or openai, not ${JSON.stringify(policy)}`);
-      const engine = values.engine ?? 'vllm';
-      if (engine !== 'vllm' && engine !== 'sglang' && engine !== 'openai') throw new UsageError(`--engine must be vllm, sglang or openai, not ${JSON.stringify(engine)}`);
-      const warmup = values['no-warmup'] ? false : (values.warmup ?? (policy === 'pointer' && DEMO_WARMUP));
-      const rounds = int('rounds', values.rounds ?? process.env['OWRL_DEMO_ROUNDS'], defaultDemoRounds({ warmup, policy }));
-      const demo: DemoOptions = {
-        rounds,
-        actors: int('actors', values.actors, 2),
-        slots: int('slots', values.slots, 3),
-        groupsPerRound: int('groups', values.groups, 4),
-        groupSize: int('group-size', values['group-size'], 5, 2),
-        curriculum: values.curriculum ?? `${rounds}:6`,
-        taskCount: int('tasks', values.tasks, 60),
-        difficulties: values.difficulties ?? '1,2,3',
-        suites: values.suites ?? DEMO_SUITES,
-        runId: values['run-id'] ?? `demo-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`,
-        outDir: values.out ?? path.resolve('runs'),
-        jsonOut: values.json ?? '',
-        timeoutS: int('timeout', values.timeout, defaultDemoTimeoutS(rounds)),
-        warmup,
-        warmupTasks: int('warmup-tasks', values['warmup-tasks'], 8),
-        warmupEpochs: int('warmup-epochs', values['warmup-epochs'], 30),
-        policy,
-        baseUrl: values['base-url'] ?? '',
-        model: values.model ?? '',
-        engine,
-        trainer: values.trainer ?? '',
-        mode: values.mode ?? process.env['OWRL_MODE'] ?? 'sync',
-      };
-      try {
-        checkDemoPolicy(demo);
-      } catch (e) {
-        throw new UsageError((e as Error).message);
-      }
-      const { runDemo } = await import('./demo/demo.js');
-      await runDemo(demo, (line) => process.stdout.write(line + '\n'));
+      const [{ parseTrainArgs }, { exampleFile }] = await Promise.all([import('./train/train-args.js'), import('./stack.js')]);
+      const args = parseTrainArgs(rest, cmd === 'demo' ? { demo: { file: exampleFile('demo.yaml'), env: process.env } } : {});
+      const { runTrain } = await import('./train/train.js');
+      await runTrain(args, (line) => process.stdout.write(line + '\n'));
       return 0;
     }
     case 'status': {
@@ -209,7 +141,9 @@ main(process.argv.slice(2)).then(
   (e: unknown) => {
     // A coded error (JUDGE_MODEL_DEVICE_UNAVAILABLE, …) says its code, so scripts and people can match it.
     const code = e instanceof UsageError ? undefined : (e as { code?: unknown }).code;
-    process.stderr.write(`owrl: ${typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code) ? `${code}: ` : ''}${(e as Error).message}\n`);
+    // Problems located in a file (`FILE:LINE:COL: key: message`) stand at the start of their lines.
+    const located = (e as { located?: unknown }).located === true;
+    process.stderr.write(`${located ? '' : 'owrl: '}${typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code) ? `${code}: ` : ''}${(e as Error).message}\n`);
     process.exit(e instanceof UsageError ? 2 : 1);
   },
 );

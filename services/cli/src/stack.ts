@@ -10,6 +10,9 @@ import { freePort, startNatsServer, type NatsServer } from '@owrl/nats-server';
 import { ProcessGroup } from './demo/processes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+/** A run file of this repository's examples/ (`owrl demo` runs demo.yaml). */
+export const exampleFile = (name: string): string => path.join(ROOT, 'examples', name);
+
 /** The built entry point of a service of this repository. */
 export const serviceMain = (name: string): string => path.join(ROOT, 'services', name, 'dist', 'src', 'main.js');
 
@@ -37,9 +40,8 @@ export interface Broker {
   dispose(): Promise<void>;
 }
 
-/** NATS_URL when set, else a JetStream nats-server started for this command (NATS_SERVER_BIN picks the binary). */
-export async function startBroker(out: (line: string) => void): Promise<Broker> {
-  const given = process.env['NATS_URL'] ?? '';
+/** `given` (default NATS_URL) when set, else a JetStream nats-server started for this command (NATS_SERVER_BIN picks the binary). */
+export async function startBroker(out: (line: string) => void, given = process.env['NATS_URL'] ?? ''): Promise<Broker> {
   if (given) {
     out(`using NATS at ${given}`);
     return { url: given, dispose: () => Promise.resolve() };

@@ -42,12 +42,15 @@ export interface LearnerConfig {
   clipHigh: number;
   /** Trust region: most approximate KL from the behaviour policy an update may add over a minibatch (0 = off). */
   trustKl: number;
-  tasksFile: string;
+  /** JSONL task files (OWRL_TASKS_FILE, comma-separated); their tasks join the bundled suites' when OWRL_SITES_URL is set too. */
+  tasksFiles: string[];
   sitesUrl: string;
   suites: string[];
   taskSeed: number;
   taskCount: number;
   difficulties: number[];
+  /** The difficulty curriculum: levels open from the start, the success rate that opens the next, outcomes per level it looks at. */
+  levels: { initial: number; unlockAt: number; window: number };
   grpcHost: string;
   grpcPort: number;
   artifactHost: string;
@@ -183,6 +186,7 @@ export function parseCurriculum(name: string, raw: string): CurriculumStage[] {
 export function loadLearnerConfig(env: Record<string, string | undefined> = process.env): LearnerConfig {
   const groupsPerRound = envInt('OWRL_GROUPS_PER_ROUND', 8, env, 1);
   const curriculumRaw = envString('OWRL_CURRICULUM', '', env);
+  const tasksFiles = envList('OWRL_TASKS_FILE', [], env);
   const cfg: LearnerConfig = {
     natsUrl: envString('NATS_URL', 'nats://127.0.0.1:4222', env),
     mode: learnerMode(envString('OWRL_MODE', 'sync', env)),
@@ -203,9 +207,10 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
     clipLow: envNumber('OWRL_CLIP_LOW', DEFAULTS.clipLow, env, { min: 0 }),
     clipHigh: envNumber('OWRL_CLIP_HIGH', DEFAULTS.clipHigh, env, { min: 0 }),
     trustKl: envNumber('OWRL_TRUST_KL', DEFAULT_UPDATE.trustKl, env, { min: 0 }),
-    tasksFile: envString('OWRL_TASKS_FILE', '', env),
+    tasksFiles,
     sitesUrl: envString('OWRL_SITES_URL', '', env),
-    suites: envList('OWRL_SUITES', ['shop'], env),
+    // With task files, bundled suites join only when named.
+    suites: envList('OWRL_SUITES', tasksFiles.length > 0 ? [] : ['shop'], env),
     taskSeed: envInt('OWRL_TASK_SEED', 7, env),
     taskCount: envInt('OWRL_TASK_COUNT', 60, env, 1),
     difficulties: envList('OWRL_DIFFICULTIES', [], env).map((d) => {
@@ -213,6 +218,11 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
       if (!Number.isInteger(n) || n < 1) throw new ConfigError('OWRL_DIFFICULTIES', `OWRL_DIFFICULTIES: ${JSON.stringify(d)} is not a positive integer`);
       return n;
     }),
+    levels: {
+      initial: envInt('OWRL_LEVELS_INITIAL', 2, env, 1),
+      unlockAt: envNumber('OWRL_LEVELS_UNLOCK_AT', 0.5, env, { min: 0 }),
+      window: envInt('OWRL_LEVELS_WINDOW', 20, env, 1),
+    },
     grpcHost: envString('OWRL_GRPC_HOST', '0.0.0.0', env),
     grpcPort: port('OWRL_GRPC_PORT', 50051, env),
     artifactHost: envString('OWRL_ARTIFACT_HOST', '0.0.0.0', env),
@@ -260,7 +270,8 @@ export function loadLearnerConfig(env: Record<string, string | undefined> = proc
   if (cfg.initPolicy && cfg.trainer !== 'inprocess') {
     throw new ConfigError('OWRL_INIT_POLICY', `OWRL_INIT_POLICY is for the in-process trainer; with OWRL_TRAINER=${cfg.trainer.address} the trainer's own version 0 is the initial policy`);
   }
-  if (!cfg.tasksFile && !cfg.sitesUrl) {
+  if (cfg.levels.unlockAt > 1) throw new ConfigError('OWRL_LEVELS_UNLOCK_AT', `OWRL_LEVELS_UNLOCK_AT=${cfg.levels.unlockAt} is a success rate: 0 to 1`);
+  if (cfg.tasksFiles.length === 0 && !cfg.sitesUrl) {
     throw new ConfigError('OWRL_TASKS_FILE', 'no task source: set OWRL_TASKS_FILE (JSONL tasks) or OWRL_SITES_URL (bundled sites server)');
   }
   if (cfg.maxGroupsPerRound < cfg.groupsPerRound) {

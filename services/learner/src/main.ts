@@ -74,7 +74,7 @@ runService({
 
     const tasks = await loadTasks(config);
     logger.info({ tasks: tasks.length, levels: [...new Set(tasks.map((t) => t.difficulty))].sort() }, 'task pool loaded');
-    const scheduler = new TaskScheduler(tasks, { seed: config.seed });
+    const scheduler = new TaskScheduler(tasks, { seed: config.seed, initialLevels: config.levels.initial, unlockAt: config.levels.unlockAt, levelWindow: config.levels.window });
     const checkpoints = new CheckpointStore(path.join(runDir, 'checkpoint'));
     const incarnation = checkpoints.nextIncarnation();
     const model = initialModel({ dim: DEFAULT_DIM, temperature: config.temperature });

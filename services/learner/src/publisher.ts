@@ -307,6 +307,14 @@ export class PolicyPublisher {
     const current = await withRetry('read the weights pointer', () => weights.get(), this.d.retry);
     this.version = Math.max(this.version, version);
     if (current && current.runId === runId && Number(current.version) >= version) {
+      // The same version served from another address (a learner restarted on another artifact
+      // port, e.g. `owrl train --resume` on the NATS it joined): actors could not fetch the old one.
+      const again = Number(current.version) === version ? this.artifactOf(version) : null;
+      if (again !== null && again.uri !== current.uri) {
+        await withRetry('publish the weights pointer', () => weights.put(again), this.d.retry);
+        logger.info({ policyVersion: version, uri: again.uri, was: current.uri }, 'weights pointer moved to where this learner serves the version');
+        return;
+      }
       logger.info({ policyVersion: version, pointer: Number(current.version) }, 'weights pointer already at or past this version: not moved');
       return;
     }
