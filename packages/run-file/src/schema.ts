@@ -134,6 +134,15 @@ export const policySection = z
     top_p: field(num(0, 1), { description: 'openai: nucleus sampling.', env: ['OWRL_POLICY_TOP_P'] }),
     top_k: field(int(-1), { description: 'openai: top-k sampling (-1 = off).', env: ['OWRL_POLICY_TOP_K'], default: '-1' }),
     min_p: field(num(0, 1), { description: 'openai: min-p sampling (0 = off).', env: ['OWRL_POLICY_MIN_P'], default: '0' }),
+    repetition_penalty: field(z.number().gt(0), { description: 'openai: repetition penalty (1 = off).', env: ['OWRL_POLICY_REPETITION_PENALTY'], default: '1' }),
+    presence_penalty: field(num(-2, 2), { description: 'openai: presence penalty (0 = off).', env: ['OWRL_POLICY_PRESENCE_PENALTY'], default: '0' }),
+    frequency_penalty: field(num(-2, 2), { description: 'openai: frequency penalty (0 = off).', env: ['OWRL_POLICY_FREQUENCY_PENALTY'], default: '0' }),
+    logprobs_mode: field(z.enum(['raw', 'temperature', 'processed']), {
+      description:
+        "openai: which log-probs the engine was started to report (vLLM --logprobs-mode; SGLang reports them after the temperature). Every sampling key is sent on every request, so the model's generation config fills in none; vLLM's raw log-probs with a temperature other than 1 or a penalty are refused.",
+      env: ['OWRL_POLICY_LOGPROBS_MODE'],
+      default: 'raw with vllm, temperature with sglang, processed with openai',
+    }),
     max_tokens: field(int(1), { description: 'openai: most tokens of one reply.', env: ['OWRL_POLICY_MAX_TOKENS'], default: '1024' }),
     history: field(z.enum(['full', 'hide_thinking', 'action_only']), { description: 'openai: what earlier turns keep in the prompt.', env: ['OWRL_POLICY_HISTORY'], default: 'full' }),
     screenshots: field(int(0), { description: 'openai: screenshots per turn (the latest K).', env: ['OWRL_POLICY_SCREENSHOTS'], default: '1' }),
@@ -178,7 +187,11 @@ export const judgeSection = z
     image: field(z.boolean(), { description: 'api: send the final screenshot (vision-language judges).', env: ['OWRL_JUDGE_API_IMAGE'], default: 'true' }),
     threshold: field(num(0, 1), { description: 'P(success) above which an episode counts as a success.', env: ['OWRL_JUDGE_THRESHOLD'], default: "0.5 (onnx: the model folder's)" }),
     shadow: field(z.boolean(), { description: 'Also judge verified tasks with the model and measure it against the verifiers.', env: ['OWRL_JUDGE_SHADOW'], default: 'true' }),
-    concurrency: field(int(1), { description: 'Trajectories judged at once.', env: ['OWRL_JUDGE_CONCURRENCY'], default: '64 verifiers only, 8 with a model' }),
+    max_batch: field(int(1), { description: 'onnx: most rows in one forward pass.', env: ['OWRL_JUDGE_MAX_BATCH'], default: '8 on the CPU, 32 on a GPU' }),
+    batch_tokens: field(int(1), { description: 'onnx: most padded positions (rows × longest row) in one forward pass; rows are ordered by length first.', env: ['OWRL_JUDGE_BATCH_TOKENS'], default: '16384' }),
+    workers: field(int(1), { description: 'onnx: inference threads on the CPU, one model copy each (a GPU holds one copy).', env: ['OWRL_JUDGE_WORKERS'], default: '1' }),
+    prepare_workers: field(int(0), { description: 'onnx: threads that render, tokenize and preprocess prompts beside the model.', env: ['OWRL_JUDGE_PREPARE_WORKERS'], default: '2 on a GPU, 0 on the CPU' }),
+    concurrency: field(int(1), { description: 'Trajectories judged at once.', env: ['OWRL_JUDGE_CONCURRENCY'], default: '64 verifiers only or a model on a GPU, 8 otherwise' }),
     timeout_ms: field(int(1), { description: 'Timeout of one judgement, ms.', env: ['OWRL_JUDGE_TIMEOUT_MS'], default: '10000 (api: 30000)' }),
   })
   .strict()
@@ -199,7 +212,14 @@ export const recipeSection = z
     minibatches: field(int(1), { description: 'Minibatches per epoch (one optimizer step each).', env: ['OWRL_MINIBATCHES'], default: '6' }),
     learning_rate: field(num(0, 1), { description: "Learning rate (0 = the trainer's default).", env: ['OWRL_LR'], default: '0 (pointer: 0.05)' }),
     trust_kl: field(num(0), { description: 'KL trust region per minibatch, nats per action (in-process trainer; 0 = off).', env: ['OWRL_TRUST_KL'], default: '0.1' }),
-    max_attempts: field(int(1), { description: 'Attempts of a rollout that fails for infrastructure reasons.', env: ['OWRL_MAX_ATTEMPTS'], default: '3' }),
+    max_attempts: field(int(1), { description: 'Attempts of a rollout that fails for infrastructure reasons; a group one of whose samples spends them is dropped whole and counted.', env: ['OWRL_MAX_ATTEMPTS'], default: '3' }),
+    timeout_blame: field(z.enum(['timings', 'site', 'policy']), {
+      description:
+        "Who a task timeout is blamed on. timings: the policy when the episode spent at least timeout_policy_share of its wall time in the policy (scored 0 and trained), else the site (excluded and re-dispatched); site; policy. The run state, `owrl status` and the report show the rule and what it decided.",
+      env: ['OWRL_TIMEOUT_BLAME'],
+      default: 'timings',
+    }),
+    timeout_policy_share: field(z.number().gt(0).max(1), { description: "timings: the share of an episode's wall time in the policy from which its timeout is the policy's.", env: ['OWRL_TIMEOUT_POLICY_SHARE'], default: '0.5' }),
     round_timeout_s: field(int(1), { description: 'Longest a round may take, s.', env: ['OWRL_ROUND_TIMEOUT_S'], default: '900' }),
   })
   .strict()

@@ -92,3 +92,28 @@ void test('resume: group size, policy kind and trainer kind are refused; rounds,
   const same = resumeChanges(before, parseRunFile('tasks: { suites: [shop] }\nrecipe: { rounds: 5, group_size: 5 }\nfleet: { actors: 2 }\npolicy: { kind: pointer }\n', 'c.yaml').run);
   assert.deepEqual(same.refused, [], 'writing out a default is no change');
 });
+
+void test('the sampler, the failure rules and the judge model on a GPU are keys of the file too', () => {
+  const file = [
+    'tasks: { suites: [shop] }',
+    'policy: { kind: openai, base_url: "http://sglang:30000/v1", model: m, engine: sglang, top_k: 20, repetition_penalty: 1.05, presence_penalty: 0.5, logprobs_mode: temperature }',
+    'trainer: { kind: remote, address: "gpu:50070" }',
+    'recipe: { timeout_blame: timings, timeout_policy_share: 0.7 }',
+    'judge: { kind: onnx, model_dir: judge, device: webgpu, max_batch: 16, batch_tokens: 65536, prepare_workers: 3 }',
+  ].join('\n');
+  const l = parseRunFile(file, '/etc/owrl/run.yaml');
+  const actor = runFileSettings(l, {}, 'actor').vars;
+  assert.deepEqual(
+    [actor['OWRL_POLICY_TOP_K'], actor['OWRL_POLICY_REPETITION_PENALTY'], actor['OWRL_POLICY_PRESENCE_PENALTY'], actor['OWRL_POLICY_LOGPROBS_MODE']],
+    ['20', '1.05', '0.5', 'temperature'],
+  );
+  const learner = runFileSettings(l, {}, 'learner').vars;
+  assert.deepEqual([learner['OWRL_TIMEOUT_BLAME'], learner['OWRL_TIMEOUT_POLICY_SHARE']], ['timings', '0.7']);
+  const judge = runFileSettings(l, {}, 'judge').vars;
+  assert.deepEqual(
+    [judge['OWRL_JUDGE_DEVICE'], judge['OWRL_JUDGE_MAX_BATCH'], judge['OWRL_JUDGE_BATCH_TOKENS'], judge['OWRL_JUDGE_PREPARE_WORKERS']],
+    ['webgpu', '16', '65536', '3'],
+  );
+  assert.throws(() => parseRunFile('tasks: { suites: [shop] }\nrecipe: { timeout_policy_share: 0 }', '/r.yaml'), (e: unknown) => e instanceof RunFileError && /recipe\.timeout_policy_share/.test(e.message));
+  assert.throws(() => parseRunFile('tasks: { suites: [shop] }\npolicy: { logprobs_mode: logits }', '/r.yaml'), (e: unknown) => e instanceof RunFileError && /policy\.logprobs_mode/.test(e.message));
+});
