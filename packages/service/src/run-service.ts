@@ -108,6 +108,10 @@ class ServiceRun<C, B extends boolean> {
   }
 
   begin(): void {
+    // The process lives until the service stops and exits through #exit: a service that holds no
+    // socket or timer (one without NATS, between its start and a signal) must not end on its own,
+    // nor be caught by a signal while Node is tearing down, when handlers are gone.
+    setInterval(() => {}, 1 << 30);
     for (const s of ['SIGTERM', 'SIGINT'] as const) process.on(s, () => this.#onSignal(s));
     process.on('uncaughtException', (e) => this.#fatal('uncaught exception', e));
     process.on('unhandledRejection', (e) => this.#fatal('unhandled rejection', e));

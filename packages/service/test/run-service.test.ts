@@ -206,6 +206,8 @@ void test('waiting for a NATS that is not there ends on SIGTERM with exit 0; a s
   await alone.logged('started');
   alone.child.kill('SIGTERM');
   assert.equal((await alone.exited)[0], 0, alone.stderr());
+  // It was running until the signal (nothing of its own kept it alive), not ending by itself.
+  assert.equal(alone.lines[alone.lines.length - 1]?.['msg'], 'stopped');
 });
 
 void test('OWRL_RUN_FILE: the settings come from the run file (secrets from the variables it names), the environment wins, a bad file exits 2 at its line', async () => {
