@@ -1,6 +1,6 @@
 // Actor process: Chromium pool + policy holder + JetStream consumer, run through the startup path.
 import { BrowserPool } from '@owrl/browser-env';
-import { ensureTopology, ActorRegistry, ScreenshotStore, WeightsPointer } from '@owrl/bus';
+import { ensureTopology, ActorRegistry, CONSUMER_ACTORS, ScreenshotStore, startDlqMover, STREAM_TASKS, WeightsPointer } from '@owrl/bus';
 import { EngineWeightLoader } from '@owrl/llm-policy';
 import { runService } from '@owrl/service';
 import { Actor } from './actor.js';
@@ -35,16 +35,22 @@ runService({
       await pool.close();
     };
     let actor: Actor | undefined;
+    let dlq: Awaited<ReturnType<typeof startDlqMover>> | undefined;
     try {
       await pool.start();
       actor = new Actor({ config, bus, pool, policies, weights: await WeightsPointer.open(bus), registry: await ActorRegistry.open(bus), shots: new ScreenshotStore(bus), meter, logger });
       await actor.start();
+      // Rollout requests no actor acked within max_deliver deliveries (a request that crashes
+      // every actor that takes it) are moved to OWRL_DLQ with the reason and out of the work queue.
+      dlq = await startDlqMover(bus, { stream: STREAM_TASKS, consumer: CONSUMER_ACTORS });
       logger.info({ slots: config.slots, maxEpisodes: config.maxEpisodes || null }, 'actor ready');
       const running = actor;
+      const mover = dlq;
       return {
         stop: async () => {
           // A synthetic actor publishes what it holds at once instead of waiting out the long tail.
           synthetic?.hurry();
+          await mover.stop();
           await running.stop();
           await closeBrowsers();
         },
@@ -53,6 +59,7 @@ runService({
       };
     } catch (e) {
       // A start that failed half-way (e.g. the broker went away) leaves nothing running: it may be retried.
+      await dlq?.stop().catch(() => {});
       await actor?.stop().catch(() => {});
       await closeBrowsers();
       throw e;
