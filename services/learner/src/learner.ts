@@ -38,17 +38,20 @@ import type { PointerModel } from '@owrl/policy';
 import { Curriculum, type GrpoTrainer, type UpdateStats } from '@owrl/rl';
 import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
-import { bigMapFromJson, bigMapToJson, countersFromJson, countersToJson, type CheckpointStore, type PendingUpdateJson, type RestoredCheckpoint, type RoundFile } from './checkpoint.js';
+import { bigMapFromJson, bigMapToJson, countersFromJson, countersToJson, type CheckpointStore, type PendingUpdateJson, type RestoredCheckpoint } from './checkpoint.js';
+import type { RoundFile } from './round-file.js';
 import type { LearnerConfig } from './config.js';
 import { RunControl } from './control.js';
 import { CrashPoints } from './crash-point.js';
-import { FatalRunError, withRetry, type RetryOptions } from './failure-policy.js';
+import { FatalRunCode, FatalRunError, STOPPED_FAILURE_CODE } from './errors.js';
+import { withRetry, type RetryOptions } from './failure-policy.js';
 import { applyTimeoutRule, engineIncompatible, failureRulesState } from './failure-rules.js';
 import { HostGuard } from './host-guard.js';
 import { Inbox, type Pending } from './inbox.js';
 import type { LearnerMetrics } from './metrics.js';
 import { PolicyPublisher, type PolicyPublisherDeps, type RemoteTrainerBinding, type UpdateOutcome } from './publisher.js';
-import { REASON_STALE, RoundLedger, type GroupState, type IngestResult, type Redispatch } from './round-ledger.js';
+import { REASON_STALE, type GroupState, type IngestResult, type Redispatch } from './round-group.js';
+import { RoundLedger } from './round-ledger.js';
 import { RoundStats } from './round-stats.js';
 import { meanReward, summarizeRound } from './round-summary.js';
 import { StalenessBook } from './staleness.js';
@@ -334,7 +337,7 @@ export class Learner {
       store.change('phase', (s) => {
         s.phase = finished ? RunPhase.FINISHED : RunPhase.FAILED;
         if (!finished) {
-          s.failureCode = 'stopped';
+          s.failureCode = STOPPED_FAILURE_CODE;
           s.message = 'stopped before the last round; resume with OWRL_RESUME=1';
         }
       });
@@ -670,7 +673,7 @@ export class Learner {
         log.error({ trajectory: ev.scored.trajectoryId }, incompatible);
         this.saveRound(ledger, stats);
         await this.ack([ev]);
-        throw new FatalRunError('ENGINE_INCOMPATIBLE', incompatible);
+        throw new FatalRunError(FatalRunCode.EngineIncompatible, incompatible);
       }
       if (res.kind === 'duplicate' || res.kind === 'late') {
         log.debug({ trajectory: ev.scored.trajectoryId, kind: res.kind, ...(res.kind === 'late' ? { cause: res.cause } : {}), deliveries: ev.delivery.deliveryCount, seq: ev.delivery.seq }, 'result dropped');

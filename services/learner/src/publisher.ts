@@ -30,8 +30,9 @@ import type { EpochStats, GrpoTrainer, PolicyTrainer, UpdateStats } from '@owrl/
 import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
 import type { CrashPoints } from './crash-point.js';
-import { FatalRunError, withRetry, type RetryOptions } from './failure-policy.js';
-import type { GroupState } from './round-ledger.js';
+import { FatalRunCode, FatalRunError } from './errors.js';
+import { withRetry, type RetryOptions } from './failure-policy.js';
+import type { GroupState } from './round-group.js';
 import { referencedImages, type ShotKeeper } from './shot-keeper.js';
 import { buildTrainBatch, type TrainBatch } from './train-batch.js';
 
@@ -239,11 +240,11 @@ export class PolicyPublisher {
     if (!held && !fs.existsSync(this.batchFile(target))) {
       const known = this.produced.get(target) ?? this.readRecord(target);
       if (known) return replayedStats(0, 0, []);
-      throw new FatalRunError('TRAINER_BATCH_MISSING', `the update to version ${target} was checkpointed as written ahead, but ${this.batchFile(target)} is missing`);
+      throw new FatalRunError(FatalRunCode.TrainerBatchMissing, `the update to version ${target} was checkpointed as written ahead, but ${this.batchFile(target)} is missing`);
     }
     if (this.remote) {
       const b = held?.batch ?? this.readAhead(target);
-      if (!b) throw new FatalRunError('TRAINER_BATCH_MISSING', `${this.batchFile(target)} is missing`);
+      if (!b) throw new FatalRunError(FatalRunCode.TrainerBatchMissing, `${this.batchFile(target)} is missing`);
       const r = await this.send(b);
       return this.stats(figuresOf(b), epochsOf(r));
     }
@@ -321,7 +322,7 @@ export class PolicyPublisher {
     const known = this.produced.get(version) ?? this.readRecord(version);
     if (known) return make(PolicyArtifactSchema, { ...known, runId: this.d.runId });
     if (this.remote && this.remote.info.artifactKind !== POLICY_KIND) {
-      if (version !== 0) throw new FatalRunError('TRAINER_ARTIFACT_MISSING', `no artifact of version ${version} from trainer ${this.remote.info.name}: its answer is not under ${this.remote.stateDir}`);
+      if (version !== 0) throw new FatalRunError(FatalRunCode.TrainerArtifactMissing, `no artifact of version ${version} from trainer ${this.remote.info.name}: its answer is not under ${this.remote.stateDir}`);
       // Version 0 of a language model is the model the endpoint serves as configured: no uri, nothing to load.
       return make(PolicyArtifactSchema, { version: 0n, kind: this.remote.info.artifactKind, runId: this.d.runId, createdAtMs: BigInt(Date.now()), temperature: this.d.model.temperature });
     }
@@ -340,7 +341,7 @@ export class PolicyPublisher {
 
   private accept(r: TrainResult): void {
     const a = r.artifact;
-    if (!a) throw new FatalRunError('TRAINER_BAD_RESULT', `the trainer's answer to ${r.batchId} carries no artifact`);
+    if (!a) throw new FatalRunError(FatalRunCode.TrainerBadResult, `the trainer's answer to ${r.batchId} carries no artifact`);
     this.produced.set(Number(r.version), a);
     this.version = Math.max(this.version, Number(r.version));
     const o = this.outcomes.get(Number(r.version));
@@ -384,7 +385,7 @@ export class PolicyPublisher {
     try {
       req = readStoredRequest(file);
     } catch (e) {
-      throw new FatalRunError('TRAINER_BATCH_CORRUPT', (e as Error).message, { cause: e });
+      throw new FatalRunError(FatalRunCode.TrainerBatchCorrupt, (e as Error).message, { cause: e });
     }
     return req ? { header: req.header, groups: req.groups, steps: 0, skippedSteps: 0, maskedSteps: 0, samplesNotSent: 0, unreadable: [], meanReward: 0 } : undefined;
   }
@@ -401,7 +402,7 @@ export class PolicyPublisher {
     try {
       r = await remote.trainer.train(b.header, b.groups);
     } catch (e) {
-      throw new FatalRunError('TRAINER_FAILED', `update ${b.header.batchId} (version ${b.header.baseVersion} → ${b.header.targetVersion}) failed at trainer ${remote.info.name}: ${(e as Error).message}`, { cause: e });
+      throw new FatalRunError(FatalRunCode.TrainerFailed, `update ${b.header.batchId} (version ${b.header.baseVersion} → ${b.header.targetVersion}) failed at trainer ${remote.info.name}: ${(e as Error).message}`, { cause: e });
     }
     this.accept(r);
     return r;

@@ -6,7 +6,7 @@ import { hostOf } from '@owrl/core';
 import { make, RunCountersSchema, terminationClassName, type ScoredTrajectory } from '@owrl/proto';
 import { recordShadow } from './judge-calibration.js';
 import type { LearnerMetrics } from './metrics.js';
-import { REASON_STALE, type GroupState, type IngestResult } from './round-ledger.js';
+import { REASON_STALE, type GroupState, type IngestResult } from './round-group.js';
 import type { RunStateStore } from './run-state-store.js';
 
 export class RoundStats {
