@@ -91,6 +91,14 @@ export class RoundStats {
     this.metrics.excluded.inc({ reason: REASON_STALE }, n);
   }
 
+  /** Queue lag of an ingested result (dispatch to the actor's start) and its ingest lag (judged to ingested). */
+  observeLag(scored: ScoredTrajectory): void {
+    const traj = scored.trajectory;
+    const req = traj?.request;
+    if (req && traj.startedAtMs > 0n && req.dispatchedAtMs > 0n) this.metrics.queueLagSeconds.observe(Math.max(0, Number(traj.startedAtMs - req.dispatchedAtMs) / 1000));
+    if (scored.judgedAtMs > 0n) this.metrics.ingestLagSeconds.observe(Math.max(0, Date.now() - Number(scored.judgedAtMs)) / 1000);
+  }
+
   /** A task timeout the failure rules blamed on the policy (trained) or the site (excluded). */
   timeout(blame: 'policy' | 'site'): void {
     this.timeouts[blame] += 1;
