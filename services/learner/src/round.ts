@@ -76,16 +76,16 @@ export class Round {
   private noted = 0;
 
   constructor(
-    private readonly x: RoundDeps,
+    private readonly d: RoundDeps,
     readonly round: number,
   ) {
-    const { config } = x;
+    const { config } = d;
     this.async = config.mode === 'async';
     this.lastRound = round === config.rounds - 1;
     this.deadline = this.t0 + config.roundTimeoutMs;
-    this.maxSteps = x.curriculum.maxStepsForRound(round);
-    this.log = x.logger.child({ run: config.runId, round });
-    this.stats = new RoundStats(x.store, x.metrics);
+    this.maxSteps = d.curriculum.maxStepsForRound(round);
+    this.log = d.logger.child({ run: config.runId, round });
+    this.stats = new RoundStats(d.store, d.metrics);
   }
 
   private get ledger(): RoundLedger {
@@ -99,17 +99,17 @@ export class Round {
   async run(resumed: RoundFile | null, carry: Carry | null): Promise<RoundOutcome> {
     await this.open(resumed, carry);
     if (!this.async && this.ledger.groups.size === 0) {
-      this.dispatchedGroups = await this.x.dispatcher.groups(this.to, this.x.config.groupsPerRound);
-      if (this.dispatchedGroups === 0) this.dispatchedGroups = await this.x.dispatcher.onceUnblocked(this.to, this.log);
+      this.dispatchedGroups = await this.d.dispatcher.groups(this.to, this.d.config.groupsPerRound);
+      if (this.dispatchedGroups === 0) this.dispatchedGroups = await this.d.dispatcher.onceUnblocked(this.to, this.log);
       if (this.dispatchedGroups === 0) return this.leave(); // stopped while every host was blocked
     }
     if ((await this.collect()) === 'left') return this.leave();
     this.noteFates();
     // An update still training from the previous round is committed first: this round's update
     // starts from the version it makes.
-    await this.x.update.commit(this.ledger, this.stats);
+    await this.d.update.commit(this.ledger, this.stats);
     const kept = this.ledger.byFate('kept');
-    const summary = summarizeRound(this.ledger, this.round, this.maxSteps, this.stats, this.x.state.policyVersion);
+    const summary = summarizeRound(this.ledger, this.round, this.maxSteps, this.stats, this.d.state.policyVersion);
     if (this.async && !this.lastRound && kept.length > 0) return this.overlapUpdate(kept, summary);
     return this.updateInOrder(kept, summary);
   }
@@ -119,14 +119,14 @@ export class Round {
    * again), or the groups the previous round carried over (their stale slots dispatched again).
    */
   private async open(resumed: RoundFile | null, carry: Carry | null): Promise<void> {
-    const { config, store, control, saver, dispatcher, incarnation } = this.x;
+    const { config, store, control, saver, dispatcher, incarnation } = this.d;
     store.change('round', (s) => {
       s.round = BigInt(this.round);
     });
     if (resumed) {
       const { ledger, missing } = reopenRound(resumed, incarnation, store, this.stats);
       this.to = { ledger, stats: this.stats, maxSteps: this.maxSteps };
-      if (this.async) this.x.stale.publish();
+      if (this.async) this.d.stale.publish();
       control.remember(ledger);
       this.dispatchedGroups = ledger.groups.size;
       saver.save(ledger, this.stats);
@@ -146,21 +146,21 @@ export class Round {
 
   /** Takes results in until the round is complete, or it is left (stopped). */
   private async collect(): Promise<'complete' | 'left'> {
-    const { inbox, state, update, metrics } = this.x;
+    const { inbox, state, update, metrics } = this.d;
     for (;;) {
       if (update.ended) await update.commit(this.ledger, this.stats);
       this.noteFates();
       const turn = this.async ? await this.asyncTurn() : await this.syncTurn();
       if (turn === 'complete' || turn === 'left') return turn;
       if (turn === 'again') continue;
-      this.x.saver.flush(this.ledger, this.stats);
+      this.d.saver.flush(this.ledger, this.stats);
       metrics.heldResults.set(inbox.heldCount);
       metrics.inboxQueued.set(inbox.pending);
       metrics.pendingGroups.set(this.ledger.pendingGroups());
       const ev = await inbox.next(Math.min(this.deadline, state.stopDeadline), () => state.stopDue || update.ended);
       if (!ev && update.ended && !state.stopDue && Date.now() < this.deadline) continue;
       if (ev) {
-        await takeResult(this.x, { to: this.to, log: this.log, async: this.async, held: this.deliveries }, ev);
+        await takeResult(this.d, { to: this.to, log: this.log, async: this.async, held: this.deliveries }, ev);
         continue;
       }
       if (state.stopping) {
@@ -170,7 +170,7 @@ export class Round {
       const n = this.ledger.abandonInFlight();
       this.log.warn({ abandoned: n }, 'round timed out: rollouts still in flight are abandoned');
       this.stats.inFlight(0);
-      this.x.saver.save(this.ledger, this.stats);
+      this.d.saver.save(this.ledger, this.stats);
       if (this.async) {
         this.noteFates();
         return 'complete';
@@ -184,7 +184,7 @@ export class Round {
    * untrained. Meanwhile every free slot gets a request.
    */
   private async asyncTurn(): Promise<Turn> {
-    const { config, state, update, dispatcher } = this.x;
+    const { config, state, update, dispatcher } = this.d;
     const kept = this.ledger.keptGroups();
     const enough = kept >= config.groupsPerRound || this.decided.size >= config.maxGroupsPerRound;
     // While the previous update still trains, the round goes on taking results in (never waiting
@@ -208,11 +208,11 @@ export class Round {
 
   /** Sync mode: once every result is in, dynamic sampling refills while too few groups carry signal, up to the cap. */
   private async syncTurn(): Promise<Turn> {
-    const { config, state } = this.x;
+    const { config, state } = this.d;
     if (this.ledger.inFlight() > 0 || this.ledger.awaitingPayload() > 0) return 'wait';
     const missing = config.groupsPerRound - this.ledger.byFate('kept').length;
     if (missing > 0 && this.dispatchedGroups < config.maxGroupsPerRound && !state.stopping) {
-      const added = await this.x.dispatcher.groups(this.to, Math.min(missing, config.maxGroupsPerRound - this.dispatchedGroups));
+      const added = await this.d.dispatcher.groups(this.to, Math.min(missing, config.maxGroupsPerRound - this.dispatchedGroups));
       this.dispatchedGroups += added;
       if (added > 0) return 'again';
       this.log.warn({ missing }, 'no refill: every task host is blacklisted');
@@ -238,16 +238,16 @@ export class Round {
    * re-dispatched there.
    */
   private async updateInOrder(kept: GroupState[], summary: RoundSummary): Promise<RoundOutcome> {
-    const { store, metrics, state, publisher } = this.x;
+    const { store, metrics, state, publisher } = this.d;
     if (kept.length > 0) {
-      summary.stalenessCounts = this.x.stale.record(kept, state.policyVersion);
+      summary.stalenessCounts = this.d.stale.record(kept, state.policyVersion);
       const tu = Date.now();
       const u = await publisher.train(kept, state.policyVersion);
       recordUpdate(summary, u, publisher.takeOutcome(state.policyVersion + 1), (Date.now() - tu) / 1000, store.mutable.counters!, metrics);
       state.policyVersion += 1;
       store.mutable.counters!.updates += 1n;
     }
-    this.x.crash.hit('after_update');
+    this.d.crash.hit('after_update');
     const next = this.async && !this.lastRound && this.ledger.pendingGroups() > 0 ? this.carryOver(state.policyVersion) : null;
     summary.wallS = (Date.now() - this.t0) / 1000;
     metrics.successRate.set(summary.successRate);
@@ -258,13 +258,13 @@ export class Round {
       s.round = BigInt(this.round + 1);
     });
     const ackNow = this.splitDeliveries(next);
-    this.x.checkpoint.save({ nextRound: this.round + 1, settledIds: this.settle(ackNow), carry: next?.ledger ?? null });
+    this.d.checkpoint.save({ nextRound: this.round + 1, settledIds: this.settle(ackNow), carry: next?.ledger ?? null });
     if (kept.length > 0) await publishVersion(publisher, state.policyVersion, summary, metrics);
     metrics.policyVersion.set(state.policyVersion);
     // Lossless: the round's scored trajectories are acked only now that the update is checkpointed
     // (async: except those of groups still in flight, held until their group is decided).
-    await this.x.intake.ack(ackNow);
-    logRoundFinished(this.x.logger, this.x.config.runId, this.round, state.policyVersion, summary, this.async ? carriedFigures(next) : null);
+    await this.d.intake.ack(ackNow);
+    logRoundFinished(this.d.logger, this.d.config.runId, this.round, state.policyVersion, summary, this.async ? carriedFigures(next) : null);
     return { ledger: this.ledger, end: 'finished', carry: next };
   }
 
@@ -277,32 +277,32 @@ export class Round {
    * weights (the same update).
    */
   private async overlapUpdate(kept: GroupState[], summary: RoundSummary): Promise<RoundOutcome> {
-    const { state, publisher } = this.x;
-    summary.stalenessCounts = this.x.stale.record(kept, state.policyVersion);
+    const { state, publisher } = this.d;
+    summary.stalenessCounts = this.d.stale.record(kept, state.policyVersion);
     const target = state.policyVersion + 1;
-    await this.x.dispatcher.whileWorking(publisher.writeAhead(kept, state.policyVersion), this.to);
+    await this.d.dispatcher.whileWorking(publisher.writeAhead(kept, state.policyVersion), this.to);
     const next = this.ledger.pendingGroups() > 0 ? this.carryOver(target) : null;
     summary.wallS = (Date.now() - this.t0) / 1000;
-    this.x.metrics.rewardMean.set(meanReward(this.ledger));
+    this.d.metrics.rewardMean.set(meanReward(this.ledger));
     const ackNow = this.splitDeliveries(next);
-    this.x.checkpoint.save({ nextRound: this.round + 1, settledIds: this.settle(ackNow), carry: next?.ledger ?? null, pendingUpdate: { round: this.round, target, summary: toJson(RoundSummarySchema, summary) } });
-    await this.x.intake.ack(ackNow);
-    this.x.update.start(this.round, target, summary, carriedFigures(next));
+    this.d.checkpoint.save({ nextRound: this.round + 1, settledIds: this.settle(ackNow), carry: next?.ledger ?? null, pendingUpdate: { round: this.round, target, summary: toJson(RoundSummarySchema, summary) } });
+    await this.d.intake.ack(ackNow);
+    this.d.update.start(this.round, target, summary, carriedFigures(next));
     return { ledger: this.ledger, end: 'finished', carry: next };
   }
 
   /** Leaving the round unfinished: the previous round's update (async) is committed first. */
   private async leave(): Promise<RoundOutcome> {
-    await this.x.update.commit(this.ledger, this.stats);
+    await this.d.update.commit(this.ledger, this.stats);
     return { ledger: this.ledger, end: 'interrupted', carry: null };
   }
 
   /** Async: the groups still in flight, carried into the next round; what `version` leaves stale is re-dispatched. */
   private carryOver(version: number): Carry {
     const carried = this.ledger.carryOver(this.round + 1);
-    const expired = carried.expireStale(version - this.x.config.maxStaleness);
+    const expired = carried.expireStale(version - this.d.config.maxStaleness);
     this.stats.expiredStale(expired.expired.length);
-    this.x.stale.dropped(expired.expired.length);
+    this.d.stale.dropped(expired.expired.length);
     return { ledger: carried, held: [], redispatch: expired.redispatch };
   }
 
@@ -319,7 +319,7 @@ export class Round {
    * settled ids to checkpoint.
    */
   private settle(ackNow: readonly Pending[]): string[] {
-    return this.x.state.settled.roundEnd([...ackNow.map((e) => e.delivery.value.trajectoryId), ...this.ledger.lateIds()]);
+    return this.d.state.settled.roundEnd([...ackNow.map((e) => e.delivery.value.trajectoryId), ...this.ledger.lateIds()]);
   }
 }
 

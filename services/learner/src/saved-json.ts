@@ -13,7 +13,7 @@ export interface Where {
   path?: readonly string[];
 }
 
-export type FieldKind = 'integer' | 'number' | 'string' | 'object' | 'array';
+type FieldKind = 'integer' | 'number' | 'string' | 'object' | 'array';
 
 /** `where` one object further down: the value of `key`. */
 export function under(where: Where, key: string): Where {
@@ -21,13 +21,13 @@ export function under(where: Where, key: string): Where {
 }
 
 /** The field `key` of `where` as a CheckpointError names it: `loop.settledIds`, `line 3: ledger.nextGroup`. */
-export function fieldName(where: Where, key?: string): string {
+function fieldName(where: Where, key?: string): string {
   const dotted = dottedPath([...(where.path ?? []), ...(key === undefined ? [] : [key])]);
   return where.line === undefined ? dotted : `line ${where.line}${dotted ? `: ${dotted}` : ''}`;
 }
 
 /** The message's lead: `checkpoint <file>`, then the line and the object path when there are any. */
-export function placeOf(where: Where): string {
+function placeOf(where: Where): string {
   const at = fieldName(where);
   return `${where.what} ${where.file}${at ? `: ${at}` : ''}`;
 }

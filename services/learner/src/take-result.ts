@@ -49,8 +49,8 @@ export interface RoundInProgress {
  * excluded result's slot is re-dispatched (unless its host is blacklisted).
  * @throws FatalRunError ENGINE_INCOMPATIBLE when the result says its engine cannot record traces.
  */
-export async function takeResult(x: TakeResultDeps, r: RoundInProgress, ev: Pending): Promise<void> {
-  const { config, state, store, intake, update } = x;
+export async function takeResult(d: TakeResultDeps, r: RoundInProgress, ev: Pending): Promise<void> {
+  const { config, state, store, intake, update } = d;
   const { ledger, stats } = r.to;
   const { log } = r;
   if (state.settled.has(ev.scored.trajectoryId)) {
@@ -70,28 +70,28 @@ export async function takeResult(x: TakeResultDeps, r: RoundInProgress, ev: Pend
     // Nothing of the run could be trained: it ends here, the result counted and acked (a
     // restart after the engine is fixed re-dispatches its slot instead of failing on it again).
     log.error({ trajectory: ev.scored.trajectoryId }, incompatible);
-    x.saver.save(ledger, stats);
+    d.saver.save(ledger, stats);
     await intake.ack([ev]);
     throw new FatalRunError(FatalRunCode.EngineIncompatible, incompatible);
   }
   if (res.kind === 'duplicate' || res.kind === 'late') {
     log.debug({ trajectory: ev.scored.trajectoryId, kind: res.kind, ...(res.kind === 'late' ? { cause: res.cause } : {}), deliveries: ev.delivery.deliveryCount, seq: ev.delivery.seq }, 'result dropped');
-    if (res.kind === 'late') x.saver.save(ledger, stats);
+    if (res.kind === 'late') d.saver.save(ledger, stats);
     await intake.ack([ev]);
     store.change('progress', () => {});
     return;
   }
   r.held.push(ev);
   if (res.kind === 'trainable' || res.kind === 'restored') {
-    x.scheduler.record(res.group.task.id, ev.scored.verdict?.reward ?? 0);
+    d.scheduler.record(res.group.task.id, ev.scored.verdict?.reward ?? 0);
   } else {
-    if (res.reason === REASON_STALE) x.stale.dropped(1);
+    if (res.reason === REASON_STALE) d.stale.dropped(1);
     else if (ev.scored.trajectory?.termination?.reason === REASON_POLICY_BEHIND) store.mutable.counters!.handedBack += 1n;
-    else await x.hosts.observe(ev.scored);
-    if (res.redispatch) await x.dispatcher.redispatchUnlessBlocked(r.to, res.group, res.redispatch, log);
+    else await d.hosts.observe(ev.scored);
+    if (res.redispatch) await d.dispatcher.redispatchUnlessBlocked(r.to, res.group, res.redispatch, log);
   }
   stats.inFlight(ledger.inFlight());
-  x.saver.saveSoon(ledger, stats);
+  d.saver.saveSoon(ledger, stats);
   store.change('progress', () => {});
-  if (ledger.inFlight() > 0) x.crash.hit('in_flight');
+  if (ledger.inFlight() > 0) d.crash.hit('in_flight');
 }
