@@ -306,6 +306,7 @@ function checkLoop(loop: Record<string, unknown>, at: Where): void {
     const pu = loop['pendingUpdate'] as Record<string, unknown>;
     for (const k of ['round', 'target']) field(pu, k, 'integer', under(at, 'pendingUpdate'));
     field(pu, 'summary', 'object', under(at, 'pendingUpdate'));
+    parsed(under(at, 'pendingUpdate'), 'summary', () => fromJson(RoundSummarySchema, pu['summary'] as never));
   }
 }
 

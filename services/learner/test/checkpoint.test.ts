@@ -156,6 +156,8 @@ void test('a corrupt checkpoint file (cut short, a field of the wrong type, a fi
     assertNames(() => store.load(8), file, 'loop.rng', /: loop: field rng must be a number, got null/);
     fs.writeFileSync(file, JSON.stringify({ ...good, loop: { ...loop, pendingUpdate: { round: 1, target: 2, summary: [] } } }));
     assertNames(() => store.load(8), file, 'loop.pendingUpdate.summary', /: loop\.pendingUpdate: field summary must be an object, got \[\]/);
+    fs.writeFileSync(file, JSON.stringify({ ...good, loop: { ...loop, pendingUpdate: { round: 1, target: 2, summary: { round: 'one' } } } }));
+    assertNames(() => store.load(8), file, 'loop.pendingUpdate.summary', /: loop\.pendingUpdate: field summary cannot be decoded/);
 
     // A field missing.
     const { counters: _counters, ...noCounters } = good;
