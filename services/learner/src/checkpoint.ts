@@ -6,25 +6,21 @@
 //   not have landed before a crash). Its size does not grow with the run: the round summaries go
 //   to rounds.jsonl (rounds-log.ts), appended before checkpoint.json is replaced and read back
 //   whole only at a resume;
-// - round.json while a round runs: the round ledger (groups, tasks, dispatched ids, what came
-//   back) and the round's counters. It belongs to checkpoint.json's next round; one of another
-//   round is stale and ignored. Every change after a full save is appended to the journal that
-//   round.json names (round-<n>.journal, one JSON delta per line: the groups touched, the ids
-//   consumed, the counters), so a save costs the size of the change, not of every group in
-//   flight; a full save (a new round, or the journal grown past twice the full file) starts a
-//   new journal. A torn last line (a crash mid-append) is ignored: what it held was not yet acted
-//   on (its results unacked, its requests unpublished).
+// - round.json and its journal while a round runs (round-file.ts);
 // - incarnation: the learner's start count, bumped at each start.
+// What is read back is checked first: a damaged file is a CheckpointError naming the file and the
+// field (saved-json.ts), never a value used as cast.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fromJson, RunCountersSchema, RoundSummarySchema, toJson, type RoundSummary, type RunCounters } from '@owrl/proto';
 import type { PointerModel } from '@owrl/policy';
 import { Adam } from '@owrl/rl';
 import { writeAtomic } from './atomic-file.js';
-import { FatalRunError } from './failure-policy.js';
+import { CheckpointError, FatalRunCode, FatalRunError, isFatalRunError } from './errors.js';
+import type { RoundLedgerJson } from './ledger-json.js';
+import { RoundFileStore, type RoundFile, type RoundFileDelta } from './round-file.js';
 import { RoundsLog } from './rounds-log.js';
-import { applyLedgerDelta, type RoundLedgerDelta, type RoundLedgerJson } from './round-ledger.js';
-import type { RoundStatsJson } from './round-stats.js';
+import { corrupt, field, readObject, under, type Where } from './saved-json.js';
 import type { SchedulerState } from './scheduler.js';
 
 /** State of the loop that is not weights or optimizer. */
@@ -83,33 +79,6 @@ export interface RestoredCheckpoint {
   loop: LoopState | null;
 }
 
-/** The in-progress round as saved in round.json. */
-export interface RoundFile {
-  ledger: RoundLedgerJson;
-  counters: unknown;
-  terminations: Record<string, string>;
-  excluded: Record<string, string>;
-  /** The round's own breakdowns (RoundStats). */
-  round?: Partial<RoundStatsJson>;
-  /** The journal of changes since this full save (a file beside round.json); absent: none. */
-  journal?: string;
-}
-
-/** One line of the round journal: what changed since the line before (or the full save). */
-export interface RoundFileDelta {
-  ledger: RoundLedgerDelta;
-  counters: unknown;
-  terminations: Record<string, string>;
-  excluded: Record<string, string>;
-  /** The round's breakdowns (whole) and the groups decided since the line before. */
-  round: RoundStatsJson;
-}
-
-/** A full save is due once the journal has grown past this many times the full file (and ROUND_JOURNAL_MIN_BYTES). */
-const ROUND_JOURNAL_FACTOR = 2;
-const ROUND_JOURNAL_MIN_BYTES = 1 << 20;
-const JOURNAL_NAME = /^round-\d+\.journal$/;
-
 interface Manifest {
   format: 1;
   nextRound: number;
@@ -131,22 +100,25 @@ export const ROUNDS_LOG = 'rounds.jsonl';
 
 export class CheckpointStore {
   private readonly roundsLog: RoundsLog;
-  /** The journal the last full round save named (null: none written by this process yet), and sizes. */
-  private journal: { file: string; fd: number; bytes: number; fullBytes: number } | null = null;
-  private journalSeq = 0;
+  private readonly roundFile: RoundFileStore;
 
   constructor(private readonly dir: string) {
     fs.mkdirSync(dir, { recursive: true });
     this.roundsLog = new RoundsLog(path.join(dir, ROUNDS_LOG));
+    this.roundFile = new RoundFileStore(dir);
   }
 
-  /** Reads, bumps and persists the learner's start count; returns the new one (1 at the first start). */
+  /**
+   * Reads, bumps and persists the learner's start count; returns the new one (1 at the first start).
+   * @throws CheckpointError CHECKPOINT_CORRUPT when the file holds no start count.
+   */
   nextIncarnation(): number {
     const file = path.join(this.dir, 'incarnation');
     let prev = 0;
     if (fs.existsSync(file)) {
-      prev = Number(fs.readFileSync(file, 'utf8').trim());
-      if (!Number.isInteger(prev) || prev < 0) throw new Error(`${file}: ${JSON.stringify(fs.readFileSync(file, 'utf8'))} is not a start count`);
+      const text = fs.readFileSync(file, 'utf8');
+      prev = Number(text.trim());
+      if (!Number.isInteger(prev) || prev < 0) throw new CheckpointError(FatalRunCode.CheckpointCorrupt, file, 'start count', `${file}: ${JSON.stringify(text)} is not a start count`);
     }
     writeAtomic(file, String(prev + 1));
     return prev + 1;
@@ -168,7 +140,8 @@ export class CheckpointStore {
     try {
       op();
     } catch (e) {
-      throw new FatalRunError('CHECKPOINT_FAILED', `${what} in ${this.dir} failed: ${(e as Error).message}`, { cause: e });
+      if (isFatalRunError(e)) throw e;
+      throw new FatalRunError(FatalRunCode.CheckpointFailed, `${what} in ${this.dir} failed: ${(e as Error).message}`, { cause: e });
     }
   }
 
@@ -202,34 +175,60 @@ export class CheckpointStore {
     }
   }
 
-  /** The last checkpoint of this run, or null when there is none. */
+  /**
+   * The last checkpoint of this run, or null when there is none.
+   * @throws CheckpointError CHECKPOINT_CORRUPT naming the file and the field of a damaged
+   *   checkpoint (checkpoint.json, the weights or optimizer file it names, rounds.jsonl);
+   *   CHECKPOINT_MISMATCH when it was made for a model of another feature dimension than `dim`.
+   */
   load(dim: number): RestoredCheckpoint | null {
     const file = path.join(this.dir, 'checkpoint.json');
     if (!fs.existsSync(file)) {
       this.roundsLog.reset();
       return null;
     }
-    const m = readManifest(file);
-    if (m.dim !== dim) throw new Error(`checkpoint ${file}: feature dimension ${m.dim} differs from the model's ${dim}`);
-    const buf = fs.readFileSync(path.join(this.dir, m.weightsFile));
-    const weights = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-    if (weights.length !== dim) throw new Error(`checkpoint ${file}: ${m.weightsFile} holds ${weights.length} weights, expected ${dim}`);
+    const where: Where = { what: 'checkpoint', file };
+    const m = readManifest(where);
+    if (m.dim !== dim) throw new CheckpointError(FatalRunCode.CheckpointMismatch, file, 'dim', `checkpoint ${file}: feature dimension ${m.dim} differs from the model's ${dim}`);
+    const weights = this.readWeights(m, dim, where);
     return {
       weights,
       temperature: m.temperature,
-      optimizer: Adam.fromBytes(new Uint8Array(fs.readFileSync(path.join(this.dir, m.optimizerFile)))),
+      optimizer: this.readBeside(m, 'optimizerFile', where, (bytes) => Adam.fromBytes(bytes)),
       nextRound: m.nextRound,
       policyVersion: m.policyVersion,
-      counters: fromJson(RunCountersSchema, m.counters as never),
-      rounds: this.loadRounds(m),
+      counters: parsed(where, 'counters', () => fromJson(RunCountersSchema, m.counters as never)),
+      rounds: this.loadRounds(m, where),
       loop: m.loop ?? null,
     };
   }
 
-  private loadRounds(m: Manifest): RoundSummary[] {
+  private readWeights(m: Manifest & { weightsFile: string }, dim: number, where: Where): Float32Array {
+    return this.readBeside(m, 'weightsFile', where, (buf) => {
+      // A file cut short need not end on a whole weight.
+      if (buf.byteLength !== dim * Float32Array.BYTES_PER_ELEMENT) {
+        const held = buf.byteLength % Float32Array.BYTES_PER_ELEMENT === 0 ? `${buf.byteLength / Float32Array.BYTES_PER_ELEMENT} weights` : `${buf.byteLength} bytes`;
+        throw corrupt(where, 'weightsFile', `${m.weightsFile} holds ${held}, expected ${dim}`);
+      }
+      return new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+    });
+  }
+
+  /** The file beside the manifest that field `key` names, read and decoded; any failure names that field. */
+  private readBeside<T>(m: Manifest & { weightsFile: string }, key: 'weightsFile' | 'optimizerFile', where: Where, decode: (bytes: Uint8Array) => T): T {
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(fs.readFileSync(path.join(this.dir, m[key])));
+    } catch (e) {
+      throw corrupt(where, key, `${m[key]} cannot be read: ${(e as Error).message}`, e);
+    }
+    return parsed(where, key, () => decode(bytes), m[key]);
+  }
+
+  private loadRounds(m: Manifest, where: Where): RoundSummary[] {
     if (m.roundsLog === undefined) {
       // A checkpoint from before the log: its inline rounds start the log.
-      const inline = (m.rounds ?? []).map((r) => fromJson(RoundSummarySchema, r as never));
+      const inline = (m.rounds ?? []).map((r, i) => parsed(under(where, 'rounds'), `[${i}]`, () => fromJson(RoundSummarySchema, r as never)));
       this.roundsLog.seed(inline.filter((r) => Number(r.round) < m.nextRound));
     }
     return this.roundsLog.read(m.nextRound);
@@ -238,175 +237,77 @@ export class CheckpointStore {
   /**
    * Saves the whole round in progress and starts a new, empty journal for its changes
    * (appendRound); earlier journals are removed once round.json no longer names them.
+   * @throws FatalRunError CHECKPOINT_FAILED naming the folder when it cannot be written.
    */
   saveRound(r: RoundFile): void {
-    this.guard('saving the round in progress', () => this.writeRound(r));
-  }
-
-  private writeRound(r: RoundFile): void {
-    this.closeJournal();
-    // Unique within the folder across restarts: the time, then a counter.
-    this.journalSeq = Math.max(this.journalSeq + 1, Date.now());
-    const journal = `round-${this.journalSeq}.journal`;
-    const data = JSON.stringify({ ...r, journal });
-    const file = path.join(this.dir, journal);
-    const fd = fs.openSync(file, 'w');
-    writeAtomic(path.join(this.dir, 'round.json'), data);
-    this.journal = { file, fd, bytes: 0, fullBytes: data.length };
-    for (const f of fs.readdirSync(this.dir)) if (JOURNAL_NAME.test(f) && f !== journal) fs.rmSync(path.join(this.dir, f), { force: true });
+    this.guard('saving the round in progress', () => this.roundFile.write(r));
   }
 
   /**
    * Appends the round's changes since the last save to the journal of the last saveRound.
-   * @throws Error when no round was saved whole by this store yet.
+   * @throws FatalRunError LEARNER_ERROR when no round was saved whole by this store yet,
+   *   CHECKPOINT_FAILED when the journal cannot be written.
    */
   appendRound(d: RoundFileDelta): void {
-    const j = this.journal;
-    if (!j) throw new Error('appendRound before saveRound: the round journal belongs to a full round save');
-    const line = `${JSON.stringify(d)}\n`;
-    this.guard('appending to the round journal', () => fs.writeSync(j.fd, line));
-    j.bytes += line.length;
+    this.guard('appending to the round journal', () => this.roundFile.append(d));
   }
 
   /** Whether the journal has grown enough that the next save should be whole (or none was). */
   roundSaveDue(): boolean {
-    const j = this.journal;
-    return !j || j.bytes > Math.max(ROUND_JOURNAL_MIN_BYTES, ROUND_JOURNAL_FACTOR * j.fullBytes);
-  }
-
-  private closeJournal(): void {
-    if (this.journal) fs.closeSync(this.journal.fd);
-    this.journal = null;
+    return this.roundFile.saveDue();
   }
 
   /**
    * The saved round in progress (round.json with its journal applied) when it is round `round`,
    * else null (a stale file is removed).
+   * @throws CheckpointError CHECKPOINT_CORRUPT naming the file and the field of a damaged one.
    */
   loadRound(round: number): RoundFile | null {
-    const file = path.join(this.dir, 'round.json');
-    if (!fs.existsSync(file)) return null;
-    const r = readRoundFile(file);
-    if (r.ledger.round !== round) {
-      fs.rmSync(file, { force: true });
-      if (r.journal !== undefined) fs.rmSync(path.join(this.dir, r.journal), { force: true });
-      return null;
-    }
-    if (r.journal === undefined) return r;
-    const journal = path.join(this.dir, r.journal);
-    if (!fs.existsSync(journal)) return r;
-    return readJournal(journal, r);
+    return this.roundFile.load(round);
   }
 }
 
-/** `base` with every line of the journal `file` applied; a torn last line is ignored. */
-function readJournal(file: string, base: RoundFile): RoundFile {
-  const lines = fs.readFileSync(file, 'utf8').split('\n');
-  let r = base;
-  for (const [i, line] of lines.entries()) {
-    if (line === '') continue;
-    let d: RoundFileDelta;
-    try {
-      d = JSON.parse(line) as RoundFileDelta;
-    } catch (e) {
-      // Only the last line (no newline after it) can be cut short by a crash mid-append; anything before it is damage.
-      if (i === lines.length - 1) break;
-      throw new Error(`round journal ${file}: line ${i + 1} is not valid JSON (${(e as Error).message})`, { cause: e });
-    }
-    const where = `round journal ${file}: line ${i + 1}`;
-    if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new Error(`${where}: expected a JSON object`);
-    field(d as unknown as Record<string, unknown>, 'ledger', 'object', where);
-    for (const k of ['counters', 'terminations', 'excluded', 'round']) field(d as unknown as Record<string, unknown>, k, 'object', where);
-    const l = d.ledger as unknown as Record<string, unknown>;
-    field(l, 'nextGroup', 'integer', `${where}: ledger`);
-    for (const k of ['consumed', 'groups']) field(l, k, 'array', `${where}: ledger`);
-    field(d.round as unknown as Record<string, unknown>, 'decided', 'array', `${where}: round`);
-    let ledger;
-    try {
-      ledger = applyLedgerDelta(r.ledger, d.ledger);
-    } catch (e) {
-      throw new Error(`${where}: ${(e as Error).message}`, { cause: e });
-    }
-    r = {
-      ...r,
-      ledger,
-      counters: d.counters,
-      terminations: d.terminations,
-      excluded: d.excluded,
-      round: { ...d.round, decided: [...(r.round?.decided ?? []), ...d.round.decided] },
-    };
-  }
-  return r;
-}
-
-/** A JSON file's top-level object, or an error naming the file. */
-function readObject(file: string, what: string): Record<string, unknown> {
-  let v: unknown;
+/** `decode()`, a failure of it naming field `key` of `where` (and `what` it decoded, when that is a file of its own). */
+function parsed<T>(where: Where, key: string, decode: () => T, what?: string): T {
   try {
-    v = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return decode();
   } catch (e) {
-    throw new Error(`${what} ${file}: not valid JSON (${(e as Error).message})`, { cause: e });
+    if (e instanceof CheckpointError) throw e;
+    throw corrupt(where, key, `${what ?? `field ${key}`} cannot be decoded: ${(e as Error).message}`, e);
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${what} ${file}: expected a JSON object`);
-  return v as Record<string, unknown>;
-}
-
-function field(o: Record<string, unknown>, key: string, kind: 'integer' | 'number' | 'string' | 'object' | 'array', where: string, optional = false): void {
-  const v = o[key];
-  if (v === undefined && optional) return;
-  const ok =
-    kind === 'integer' ? Number.isSafeInteger(v) && (v as number) >= 0
-    : kind === 'number' ? typeof v === 'number' && Number.isFinite(v)
-    : kind === 'string' ? typeof v === 'string' && v !== ''
-    : kind === 'array' ? Array.isArray(v)
-    : typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (!ok) throw new Error(`${where}: field ${key} must be ${kind === 'integer' ? 'a non-negative integer' : `a${kind === 'object' || kind === 'array' ? 'n' : ''} ${kind}`}, got ${JSON.stringify(v) ?? 'nothing'}`);
 }
 
 /** checkpoint.json, its fields checked before any is used (a damaged or foreign file is an error naming the field). */
-function readManifest(file: string): Manifest & { weightsFile: string } {
-  const where = `checkpoint ${file}`;
-  const m = readObject(file, 'checkpoint');
-  if (m['format'] !== 1) throw new Error(`${where}: unknown format ${JSON.stringify(m['format'])}`);
+function readManifest(where: Where): Manifest & { weightsFile: string } {
+  const m = readObject(where.file, where.what);
+  if (m['format'] !== 1) throw corrupt(where, 'format', `unknown format ${JSON.stringify(m['format'])}`);
   for (const k of ['nextRound', 'policyVersion', 'dim']) field(m, k, 'integer', where);
   field(m, 'temperature', 'number', where);
   for (const k of ['weightsFile', 'optimizerFile']) field(m, k, 'string', where);
   for (const k of ['weightsFile', 'optimizerFile', 'roundsLog']) {
-    if (typeof m[k] === 'string' && path.basename(m[k]) !== m[k]) throw new Error(`${where}: ${k} must name a file beside the manifest, got ${JSON.stringify(m[k])}`);
+    if (typeof m[k] === 'string' && path.basename(m[k]) !== m[k]) throw corrupt(where, k, `${k} must name a file beside the manifest, got ${JSON.stringify(m[k])}`);
   }
   field(m, 'counters', 'object', where);
   field(m, 'roundsLog', 'string', where, true);
   field(m, 'rounds', 'array', where, true);
   field(m, 'loop', 'object', where, true);
-  if (m['loop'] !== undefined) {
-    const loop = m['loop'] as Record<string, unknown>;
-    const at = `${where}: loop`;
-    for (const k of ['scheduler', 'hostWindows', 'terminations', 'excluded']) field(loop, k, 'object', at);
-    field(loop, 'rng', 'number', at);
-    field(loop, 'curriculumStage', 'integer', at);
-    field(loop, 'settledIds', 'array', at);
-    field(loop, 'pendingUpdate', 'object', at, true);
-    if (loop['pendingUpdate'] !== undefined) {
-      const pu = loop['pendingUpdate'] as Record<string, unknown>;
-      for (const k of ['round', 'target']) field(pu, k, 'integer', `${at}.pendingUpdate`);
-      field(pu, 'summary', 'object', `${at}.pendingUpdate`);
-    }
-  }
+  if (m['loop'] !== undefined) checkLoop(m['loop'] as Record<string, unknown>, under(where, 'loop'));
   return m as unknown as Manifest & { weightsFile: string };
 }
 
-/** round.json, its fields checked. */
-function readRoundFile(file: string): RoundFile {
-  const where = `round file ${file}`;
-  const r = readObject(file, 'round file');
-  field(r, 'ledger', 'object', where);
-  field(r['ledger'] as Record<string, unknown>, 'round', 'integer', `${where}: ledger`);
-  field(r, 'counters', 'object', where);
-  for (const k of ['terminations', 'excluded']) field(r, k, 'object', where);
-  field(r, 'round', 'object', where, true);
-  field(r, 'journal', 'string', where, true);
-  if (typeof r['journal'] === 'string' && !JOURNAL_NAME.test(r['journal'])) throw new Error(`${where}: journal must name a round-<n>.journal file beside round.json, got ${JSON.stringify(r['journal'])}`);
-  return r as unknown as RoundFile;
+/** The manifest's loop state, its fields checked. */
+function checkLoop(loop: Record<string, unknown>, at: Where): void {
+  for (const k of ['scheduler', 'hostWindows', 'terminations', 'excluded']) field(loop, k, 'object', at);
+  field(loop, 'rng', 'number', at);
+  field(loop, 'curriculumStage', 'integer', at);
+  field(loop, 'settledIds', 'array', at);
+  field(loop, 'pendingUpdate', 'object', at, true);
+  if (loop['pendingUpdate'] !== undefined) {
+    const pu = loop['pendingUpdate'] as Record<string, unknown>;
+    for (const k of ['round', 'target']) field(pu, k, 'integer', under(at, 'pendingUpdate'));
+    field(pu, 'summary', 'object', under(at, 'pendingUpdate'));
+    parsed(under(at, 'pendingUpdate'), 'summary', () => fromJson(RoundSummarySchema, pu['summary'] as never));
+  }
 }
 
 /** RunCounters from a round file. */

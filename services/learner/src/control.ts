@@ -5,7 +5,7 @@
 // than an empty list. Round summaries outlive them (RunState.rounds, the checkpoint's rounds.jsonl).
 import { parseTrajectoryId } from '@owrl/core';
 import { make, GroupInfoSchema, ListGroupsResponseSchema, RunPhase, type ListGroupsResponse, type ScoredTrajectory } from '@owrl/proto';
-import { ControlError, ControlErrorCode } from './control-error.js';
+import { ControlError, ControlErrorCode } from './errors.js';
 import type { LearnerControl } from './grpc-server.js';
 import type { RoundLedger } from './round-ledger.js';
 import type { RunStateStore } from './run-state-store.js';

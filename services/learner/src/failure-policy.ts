@@ -4,18 +4,7 @@
 // as it takes; anything else, or a transient error that outlasts the budget, is fatal.
 import { BusErrorCode, isBusError, isPublishRefused } from '@owrl/bus';
 import type { Logger } from '@owrl/telemetry';
-
-/** Error that ends the run: phase FAILED with `code`, health NOT_SERVING, exit non-zero. */
-export class FatalRunError extends Error {
-  override readonly name = 'FatalRunError';
-  constructor(
-    readonly code: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+import { FatalRunCode, FatalRunError } from './errors.js';
 
 const TRANSIENT = new Set<string>([BusErrorCode.PublishTimeout, BusErrorCode.NoStream, BusErrorCode.ApiFailed, BusErrorCode.AckFailed, BusErrorCode.PublishFailed]);
 
@@ -41,7 +30,7 @@ const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 
 /**
  * Runs `op` under the failure policy. `what` names the operation in logs and in the fatal error.
- * @throws FatalRunError when the error is not transient, or transient errors outlast the budget.
+ * @throws FatalRunError (the bus error's code, else LEARNER_ERROR) when the error is not transient, or transient errors outlast the budget.
  */
 export async function withRetry<T>(what: string, op: () => Promise<T>, o: RetryOptions): Promise<T> {
   const sleep = o.sleep ?? defaultSleep;
@@ -67,10 +56,10 @@ export async function withRetry<T>(what: string, op: () => Promise<T>, o: RetryO
         continue;
       }
       if (!isTransient(e)) {
-        throw new FatalRunError(isBusError(e) ? e.code : 'LEARNER_ERROR', `${what} failed: ${(e as Error).message}`, { cause: e });
+        throw new FatalRunError(isBusError(e) ? e.code : FatalRunCode.LearnerError, `${what} failed: ${(e as Error).message}`, { cause: e });
       }
       if (Date.now() - t0 >= budget) {
-        throw new FatalRunError(isBusError(e) ? e.code : 'LEARNER_ERROR', `${what} kept failing for ${Math.round((Date.now() - t0) / 1000)} s: ${(e as Error).message}`, { cause: e });
+        throw new FatalRunError(isBusError(e) ? e.code : FatalRunCode.LearnerError, `${what} kept failing for ${Math.round((Date.now() - t0) / 1000)} s: ${(e as Error).message}`, { cause: e });
       }
       o.log.warn({ what, attempt, err: e }, 'transient bus error: backing off');
       await sleep(delay);

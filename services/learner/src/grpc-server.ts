@@ -26,7 +26,7 @@ import {
   type WatchRunRequest,
 } from '@owrl/proto';
 import type { Logger } from '@owrl/telemetry';
-import { isControlError } from './control-error.js';
+import { isControlError } from './errors.js';
 import type { ChangeKind, RunStateStore } from './run-state-store.js';
 import { addTypedService, type ServiceImplementation } from '@owrl/trainer-rpc';
 

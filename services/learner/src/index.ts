@@ -1,16 +1,16 @@
 // The learner service as a library (for embedding and tests); the process entry is main.ts.
 export { Learner, type LearnerDeps } from './learner.js';
 export { loadLearnerConfig, type LearnerConfig } from './config.js';
-export {
-  RoundLedger,
-  type DropCause,
-  type GroupFate,
-  type GroupState,
-  type IngestResult,
-  type Redispatch,
-  type RoundLedgerJson,
-  type SampleSlot,
-} from './round-ledger.js';
+export { RoundLedger } from './round-ledger.js';
+export type {
+  DropCause,
+  GroupFate,
+  GroupState,
+  IngestResult,
+  Redispatch,
+  SampleSlot,
+} from './round-group.js';
+export type { RoundLedgerJson } from './ledger-json.js';
 export { TaskScheduler, type SchedulerOptions, type SchedulerState } from './scheduler.js';
 export { RunStateStore, type ChangeKind } from './run-state-store.js';
 export { ArtifactServer, type StoredArtifact } from './artifact-server.js';
@@ -19,5 +19,14 @@ export {
   type CheckpointData,
   type LoopState,
   type RestoredCheckpoint,
-  type RoundFile,
 } from './checkpoint.js';
+export type { RoundFile } from './round-file.js';
+export {
+  CheckpointError,
+  FatalRunCode,
+  FatalRunError,
+  isCheckpointError,
+  isFatalRunError,
+  STOPPED_FAILURE_CODE,
+  type RunFailureCode,
+} from './errors.js';

@@ -13,7 +13,7 @@ import { runService } from '@owrl/service';
 import { ArtifactServer } from './artifact-server.js';
 import { CheckpointStore } from './checkpoint.js';
 import { loadLearnerConfig, type LearnerConfig } from './config.js';
-import { FatalRunError } from './failure-policy.js';
+import { failureCodeOf } from './errors.js';
 import { FleetView } from './fleet-view.js';
 import { LearnerGrpcServer } from './grpc-server.js';
 import { Learner } from './learner.js';
@@ -132,7 +132,7 @@ runService({
         logger.error({ err: e }, 'training loop failed');
         store.change('phase', (s) => {
           s.phase = RunPhase.FAILED;
-          s.failureCode = e instanceof FatalRunError ? e.code : 'LEARNER_ERROR';
+          s.failureCode = failureCodeOf(e);
           s.message = (e as Error).message;
         });
         grpcServer.setServing(false);

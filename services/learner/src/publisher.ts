@@ -21,19 +21,21 @@
 // same update), and `settleAhead` drops the request once the trained version is checkpointed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fromBinary, make, PolicyArtifactSchema, prefetchSteps, toBinary, TrainHyperparamsSchema, type PolicyArtifact, type TrainerInfo, type TrainHyperparams, type TrainResult } from '@owrl/proto';
+import { make, PolicyArtifactSchema, prefetchSteps, toBinary, TrainHyperparamsSchema, type PolicyArtifact, type TrainerInfo, type TrainHyperparams, type TrainResult } from '@owrl/proto';
 import type { WeightsPointer } from '@owrl/bus';
 import { exportOnnx, POLICY_KIND, type PointerModel } from '@owrl/policy';
 import { InProcessPointerTrainer } from '@owrl/pointer-trainer';
-import { readStoredRequest, writeStoredRequest, writeStoredRequestAsync } from '@owrl/trainer-rpc';
-import type { EpochStats, GrpoTrainer, PolicyTrainer, UpdateStats } from '@owrl/rl';
+import type { GrpoTrainer, PolicyTrainer, UpdateStats } from '@owrl/rl';
 import type { Logger } from '@owrl/telemetry';
 import type { ArtifactServer } from './artifact-server.js';
 import type { CrashPoints } from './crash-point.js';
-import { FatalRunError, withRetry, type RetryOptions } from './failure-policy.js';
-import type { GroupState } from './round-ledger.js';
+import { FatalRunCode, FatalRunError } from './errors.js';
+import { withRetry, type RetryOptions } from './failure-policy.js';
+import type { GroupState } from './round-group.js';
 import { referencedImages, type ShotKeeper } from './shot-keeper.js';
+import { readArtifactRecord, readStoredBatch, storeBatch, storeBatchAsync } from './stored-update.js';
 import { buildTrainBatch, type TrainBatch } from './train-batch.js';
+import { epochsOf, figuresOf, replayedStats, statsOf, type BatchFigures } from './update-stats.js';
 
 /** A trainer in another process, as the learner's main wires it (OWRL_TRAINER=host:port). */
 export interface RemoteTrainerBinding {
@@ -74,28 +76,6 @@ export interface UpdateOutcome {
   imagesMissing: number;
   /** Samples the trainer refused (an image it could not fetch). */
   samplesRefused: number;
-}
-
-/** Update health as the contract reports it (no trust-region fields: the step was the trainer's). */
-function epochsOf(r: TrainResult): EpochStats[] {
-  return r.epochs.map((e) => ({
-    epoch: e.epoch,
-    loss: e.loss,
-    clipFraction: e.clipFraction,
-    approxKl: e.approxKl,
-    approxKlAfter: e.approxKl,
-    gradNorm: e.gradNorm,
-    meanRatio: e.meanRatio,
-    learningRate: e.learningRate,
-    stepScale: 1,
-    backtracks: 0,
-    actions: Number(e.actions),
-  }));
-}
-
-/** Stats of an update trained from a stored request after a restart (its groups are not in memory). */
-function replayedStats(trajectories: number, actions: number, epochs: EpochStats[]): UpdateStats {
-  return { groups: 0, fates: { kept: 0, dropped_all_zero: 0, dropped_all_one: 0, dropped_all_equal: 0 }, trajectories, actions, meanReward: 0, updated: true, epochs };
 }
 
 export class PolicyPublisher {
@@ -164,18 +144,6 @@ export class PolicyPublisher {
     await prefetchSteps(held).catch((e: unknown) => this.d.logger.warn({ err: e }, 'reading held results back ahead of the update failed for some; the batch names them'));
   }
 
-  private stats(f: BatchFigures, epochs: EpochStats[]): UpdateStats {
-    return {
-      groups: f.groups,
-      fates: { kept: f.groups, dropped_all_zero: 0, dropped_all_one: 0, dropped_all_equal: 0 },
-      trajectories: f.samples,
-      actions: f.steps,
-      meanReward: f.meanReward,
-      updated: true,
-      epochs,
-    };
-  }
-
   /**
    * The update on the kept groups (fate and advantages already decided by the ledger), from the
    * newest version to the next. In process it is done when this returns; with a remote trainer the
@@ -186,12 +154,12 @@ export class PolicyPublisher {
     if (this.remote) {
       this.store(b);
       this.version = baseVersion + 1;
-      return this.stats(figuresOf(b), []);
+      return statsOf(figuresOf(b), []);
     }
     this.inProcess.setVersion(BigInt(baseVersion));
     const r = this.inProcess.trainSync(b.header, b.groups);
     this.accept(r);
-    return this.stats(figuresOf(b), this.inProcess.lastEpochs);
+    return statsOf(figuresOf(b), this.inProcess.lastEpochs);
   }
 
   /** The update, awaited: the trainer has answered and its version is stored when this resolves. */
@@ -202,7 +170,7 @@ export class PolicyPublisher {
     await this.keepImages(b);
     await this.storeAsync(b);
     const r = await this.send(b);
-    return this.stats(figuresOf(b), epochsOf(r));
+    return statsOf(figuresOf(b), epochsOf(r));
   }
 
   private async trainInProcess(b: TrainBatch): Promise<UpdateStats> {
@@ -210,7 +178,7 @@ export class PolicyPublisher {
     this.inProcess.setVersion(b.header.baseVersion);
     const r = await this.inProcess.train(b.header, b.groups);
     this.accept(r);
-    return this.stats(figuresOf(b), this.inProcess.lastEpochs);
+    return statsOf(figuresOf(b), this.inProcess.lastEpochs);
   }
 
   /**
@@ -239,19 +207,19 @@ export class PolicyPublisher {
     if (!held && !fs.existsSync(this.batchFile(target))) {
       const known = this.produced.get(target) ?? this.readRecord(target);
       if (known) return replayedStats(0, 0, []);
-      throw new FatalRunError('TRAINER_BATCH_MISSING', `the update to version ${target} was checkpointed as written ahead, but ${this.batchFile(target)} is missing`);
+      throw new FatalRunError(FatalRunCode.TrainerBatchMissing, `the update to version ${target} was checkpointed as written ahead, but ${this.batchFile(target)} is missing`);
     }
     if (this.remote) {
       const b = held?.batch ?? this.readAhead(target);
-      if (!b) throw new FatalRunError('TRAINER_BATCH_MISSING', `${this.batchFile(target)} is missing`);
+      if (!b) throw new FatalRunError(FatalRunCode.TrainerBatchMissing, `${this.batchFile(target)} is missing`);
       const r = await this.send(b);
-      return this.stats(figuresOf(b), epochsOf(r));
+      return statsOf(figuresOf(b), epochsOf(r));
     }
     this.inProcess.setVersion(BigInt(target - 1));
     const r = await this.inProcess.trainStored(this.batchFile(target), BigInt(target));
     this.accept(r);
     const epochs = this.inProcess.lastEpochs;
-    if (held) return this.stats(held.figures, epochs);
+    if (held) return statsOf(held.figures, epochs);
     return replayedStats(Number(r.samples), Number(r.actions), epochs);
   }
 
@@ -329,7 +297,7 @@ export class PolicyPublisher {
     const known = this.produced.get(version) ?? this.readRecord(version);
     if (known) return make(PolicyArtifactSchema, { ...known, runId: this.d.runId });
     if (this.remote && this.remote.info.artifactKind !== POLICY_KIND) {
-      if (version !== 0) throw new FatalRunError('TRAINER_ARTIFACT_MISSING', `no artifact of version ${version} from trainer ${this.remote.info.name}: its answer is not under ${this.remote.stateDir}`);
+      if (version !== 0) throw new FatalRunError(FatalRunCode.TrainerArtifactMissing, `no artifact of version ${version} from trainer ${this.remote.info.name}: its answer is not under ${this.remote.stateDir}`);
       // Version 0 of a language model is the model the endpoint serves as configured: no uri, nothing to load.
       return make(PolicyArtifactSchema, { version: 0n, kind: this.remote.info.artifactKind, runId: this.d.runId, createdAtMs: BigInt(Date.now()), temperature: this.d.model.temperature });
     }
@@ -348,7 +316,7 @@ export class PolicyPublisher {
 
   private accept(r: TrainResult): void {
     const a = r.artifact;
-    if (!a) throw new FatalRunError('TRAINER_BAD_RESULT', `the trainer's answer to ${r.batchId} carries no artifact`);
+    if (!a) throw new FatalRunError(FatalRunCode.TrainerBadResult, `the trainer's answer to ${r.batchId} carries no artifact`);
     this.produced.set(Number(r.version), a);
     this.version = Math.max(this.version, Number(r.version));
     const o = this.outcomes.get(Number(r.version));
@@ -372,29 +340,20 @@ export class PolicyPublisher {
   }
 
   private readRecord(version: number): PolicyArtifact | undefined {
-    if (!this.remote) return undefined;
-    const f = this.recordFile(version);
-    return fs.existsSync(f) ? fromBinary(PolicyArtifactSchema, new Uint8Array(fs.readFileSync(f))) : undefined;
+    return this.remote ? readArtifactRecord(this.recordFile(version)) : undefined;
   }
 
   /** Stores the request (trainer-rpc's stored request) before the learner checkpoints. */
   private store(b: TrainBatch): void {
-    writeStoredRequest(this.batchFile(Number(b.header.targetVersion)), b.header, b.groups);
+    storeBatch(this.batchFile(Number(b.header.targetVersion)), b);
   }
 
   private storeAsync(b: TrainBatch): Promise<void> {
-    return writeStoredRequestAsync(this.batchFile(Number(b.header.targetVersion)), b.header, b.groups);
+    return storeBatchAsync(this.batchFile(Number(b.header.targetVersion)), b);
   }
 
   private readAhead(target: number): TrainBatch | undefined {
-    const file = this.batchFile(target);
-    let req;
-    try {
-      req = readStoredRequest(file);
-    } catch (e) {
-      throw new FatalRunError('TRAINER_BATCH_CORRUPT', (e as Error).message, { cause: e });
-    }
-    return req ? { header: req.header, groups: req.groups, steps: 0, skippedSteps: 0, maskedSteps: 0, samplesNotSent: 0, unreadable: [], meanReward: 0 } : undefined;
+    return readStoredBatch(this.batchFile(target));
   }
 
   private async sendPending(version: number): Promise<void> {
@@ -409,21 +368,9 @@ export class PolicyPublisher {
     try {
       r = await remote.trainer.train(b.header, b.groups);
     } catch (e) {
-      throw new FatalRunError('TRAINER_FAILED', `update ${b.header.batchId} (version ${b.header.baseVersion} → ${b.header.targetVersion}) failed at trainer ${remote.info.name}: ${(e as Error).message}`, { cause: e });
+      throw new FatalRunError(FatalRunCode.TrainerFailed, `update ${b.header.batchId} (version ${b.header.baseVersion} → ${b.header.targetVersion}) failed at trainer ${remote.info.name}: ${(e as Error).message}`, { cause: e });
     }
     this.accept(r);
     return r;
   }
-}
-
-/** What an update's stats need of its batch. */
-interface BatchFigures {
-  groups: number;
-  samples: number;
-  steps: number;
-  meanReward: number;
-}
-
-function figuresOf(b: TrainBatch): BatchFigures {
-  return { groups: b.groups.length, samples: b.groups.reduce((n, g) => n + g.samples.length, 0), steps: b.steps, meanReward: b.meanReward };
 }

@@ -3,14 +3,12 @@
 // advantages are decided, once. Every dispatched rollout ends in exactly one of: trainable,
 // excluded (re-dispatched or abandoned), or still in flight.
 //
-// The ledger survives a learner crash: toJSON() holds everything but the scored payloads (those
-// stay unacked on the bus until the round's update is checkpointed and come back after a
-// restart), and RoundLedger.restore() rebuilds it under the new incarnation. Between two full
-// saves, takeDelta() gives only what changed (the groups touched, the ids newly consumed), so
-// saving after each result costs the size of a group, not of the whole fleet's ledger
-// (applyLedgerDelta() folds a delta into the saved JSON). A result is
-// accepted only for a group of this run and round whose task it was produced for (matched by
-// task, not only by id), only once per slot, and never twice (see `consumed`).
+// The ledger survives a learner crash: toJSON() holds everything but the scored payloads
+// (ledger-json.ts), and RoundLedger.restore() rebuilds it under the new incarnation. Between two
+// full saves, takeDelta() gives only what changed, so saving after each result costs the size of
+// a group, not of the whole fleet's ledger. A result is accepted only for a group of this run and
+// round whose task it was produced for (matched by task, not only by id), only once per slot, and
+// never twice (ledger-ids.ts).
 //
 // In async mode a round ends at an update while other groups are still in flight: carryOver()
 // moves those groups (with their ids and what came back) into the next round's ledger, so a group
@@ -18,141 +16,20 @@
 // the rounds of one ledger chain. A result produced by a policy more than the staleness bound
 // behind is refused as `stale` and its slot re-dispatched (ingest's `staleBelow`, expireStale()).
 import { parseTrajectoryId, trajectoryId } from '@owrl/core';
-import { fromJson, TaskSchema, toJson, type ScoredTrajectory, type Task } from '@owrl/proto';
+import { fromJson, TaskSchema, type ScoredTrajectory, type Task } from '@owrl/proto';
 import { groupAdvantages, groupFate } from '@owrl/rl';
-
-export type GroupFate = 'pending' | 'kept' | 'dropped_all_zero' | 'dropped_all_one' | 'abandoned';
-
-export interface SampleSlot {
-  sample: number;
-  attempt: number;
-  /** Id of the latest dispatch of this slot. */
-  trajectoryId: string;
-  /** Ids dispatched for this slot whose result has not come back (more than one after a restart re-dispatch). */
-  outstanding: string[];
-  status: 'in_flight' | 'done' | 'abandoned';
-  /** Id of the result the slot holds (status done). */
-  acceptedId?: string;
-  scored?: ScoredTrajectory;
-  excludedReasons: string[];
-}
-
-export interface GroupState {
-  round: number;
-  group: number;
-  task: Task;
-  samples: SampleSlot[];
-  fate: GroupFate;
-  rewards: number[];
-  advantages: number[];
-}
-
-/** Why a result was not taken into the round (each counted, then acked). */
-/** Exclusion reason of a result produced by a policy more versions behind than the staleness bound. */
-export const REASON_STALE = 'stale';
-
-export type DropCause = 'malformed' | 'other_run' | 'other_round' | 'unknown_group' | 'task_mismatch' | 'superseded';
-
-export type IngestResult =
-  | { kind: 'duplicate' }
-  | { kind: 'late'; cause: DropCause }
-  /** The payload of a result ingested before a restart came back: attached, counted nowhere again. */
-  | { kind: 'restored'; group: GroupState; completed: boolean }
-  | { kind: 'trainable'; group: GroupState; completed: boolean }
-  | { kind: 'excluded'; group: GroupState; reason: string; redispatch?: { sample: number; attempt: number }; completed: boolean };
-
-/** A re-dispatch the caller must publish. */
-export interface Redispatch {
-  group: GroupState;
-  sample: number;
-  attempt: number;
-  trajectoryId: string;
-}
-
-interface SlotJson {
-  sample: number;
-  attempt: number;
-  trajectoryId: string;
-  outstanding: string[];
-  status: SampleSlot['status'];
-  acceptedId?: string;
-  excludedReasons: string[];
-}
-
-export interface GroupJson {
-  group: number;
-  /** The round the group was dispatched in (absent: the ledger's round). */
-  round?: number;
-  /** Absent in a delta for a group whose task an earlier save holds. */
-  task?: unknown;
-  fate: GroupFate;
-  samples: SlotJson[];
-}
-
-/** What changed in a ledger since its last save (takeDelta): groups replace the saved ones by number. */
-export interface RoundLedgerDelta {
-  nextGroup: number;
-  /** Ids consumed since the last save. */
-  consumed: string[];
-  /** Ids dropped as late since the last save (absent in deltas written before they were kept). */
-  late?: string[];
-  groups: GroupJson[];
-}
-
-export interface RoundLedgerJson {
-  format: 1;
-  runId: string;
-  round: number;
-  incarnation: number;
-  maxAttempts: number;
-  /** Ids whose results were consumed as excluded (a redelivery of one is a duplicate). */
-  consumed: string[];
-  /** Ids of results dropped as late (a redelivery of one is a duplicate, not a second late drop). */
-  late?: string[];
-  /** Number the next new group gets (absent in ledgers written before async mode: groups.length). */
-  nextGroup?: number;
-  /** `round`: the round the group was dispatched in (absent: the ledger's round). */
-  groups: GroupJson[];
-}
-
-/**
- * `base` with `delta` applied (a new object; `base` is not changed): groups replaced by number (a
- * new group brings its task), consumed ids added, nextGroup raised.
- * @throws RangeError when the delta names a group that neither holds nor brings a task.
- */
-export function applyLedgerDelta(base: RoundLedgerJson, delta: RoundLedgerDelta): RoundLedgerJson {
-  const groups = new Map(base.groups.map((g) => [g.group, g]));
-  for (const g of delta.groups) {
-    const task = g.task ?? groups.get(g.group)?.task;
-    if (task === undefined) throw new RangeError(`round ledger delta: group ${g.group} is new but carries no task`);
-    groups.set(g.group, { ...g, task });
-  }
-  return {
-    ...base,
-    consumed: [...base.consumed, ...delta.consumed],
-    late: [...(base.late ?? []), ...(delta.late ?? [])],
-    nextGroup: Math.max(base.nextGroup ?? 0, delta.nextGroup),
-    groups: [...groups.values()].sort((a, b) => a.group - b.group),
-  };
-}
+import { groupToJson, slotCopy, type GroupJson, type RoundLedgerDelta, type RoundLedgerJson } from './ledger-json.js';
+import { LedgerIds } from './ledger-ids.js';
+import { countGroups, REASON_STALE, type GroupFate, type GroupState, type IngestResult, type Redispatch, type SampleSlot } from './round-group.js';
 
 export class RoundLedger {
   readonly groups = new Map<number, GroupState>();
-  private readonly seen = new Set<string>();
-  /** Ids consumed as excluded: persisted, so a redelivery after a restart is not counted twice. */
-  private readonly consumed = new Set<string>();
-  /**
-   * Ids of results dropped as late, persisted: a late result is counted, saved, then acked, so a
-   * crash before the ack reaches the server brings it back, and it must not count twice.
-   */
-  private readonly late = new Set<string>();
-  private lateSinceSave: string[] = [];
+  private ids = new LedgerIds();
   /** Number the next new group gets (unique along a chain of carried-over ledgers). */
   nextGroup = 0;
-  /** Since the last save (takeDelta/markSaved): groups changed, groups added, ids consumed. */
+  /** Since the last save (takeDelta/markSaved): groups changed, groups added. */
   private readonly dirty = new Set<number>();
   private readonly added = new Set<number>();
-  private consumedSinceSave: string[] = [];
   /**
    * pendingGroups/inFlight/kept, kept up to date at every change of a slot's status or a group's
    * fate (a count by scan was O(groups) per result: 9 % of the learner's CPU at 8000 slots).
@@ -165,7 +42,7 @@ export class RoundLedger {
   constructor(
     readonly runId: string,
     readonly round: number,
-    private readonly maxAttempts: number,
+    readonly maxAttempts: number,
     readonly incarnation = 0,
   ) {}
 
@@ -200,18 +77,15 @@ export class RoundLedger {
    */
   ingest(st: ScoredTrajectory, staleBelow = 0): IngestResult {
     const id = st.trajectoryId;
-    if (this.seen.has(id) || this.consumed.has(id) || this.late.has(id)) return { kind: 'duplicate' };
+    if (this.ids.has(id)) return { kind: 'duplicate' };
     const res = this.ingestNew(st, staleBelow);
-    if (res.kind === 'late') {
-      this.late.add(id);
-      this.lateSinceSave.push(id);
-    }
+    if (res.kind === 'late') this.ids.dropLate(id);
     return res;
   }
 
   /** Ids dropped as late by this ledger (the learner keeps them as settled for the next round). */
   lateIds(): string[] {
-    return [...this.late];
+    return this.ids.lateIds();
   }
 
   private ingestNew(st: ScoredTrajectory, staleBelow: number): IngestResult {
@@ -234,16 +108,16 @@ export class RoundLedger {
     if ((taskId !== undefined && taskId !== g.task.id) || (!known && taskId === undefined)) return { kind: 'late', cause: 'task_mismatch' };
     this.touch(g.group);
     if (slot.status === 'done' && slot.acceptedId === id && slot.scored === undefined) {
-      this.seen.add(id);
+      this.ids.see(id);
       slot.scored = st;
       return { kind: 'restored', group: g, completed: this.settle(g) };
     }
     if (slot.status !== 'in_flight') {
-      this.seen.add(id);
+      this.ids.see(id);
       slot.outstanding = slot.outstanding.filter((o) => o !== id);
       return { kind: 'late', cause: 'superseded' };
     }
-    this.seen.add(id);
+    this.ids.see(id);
     slot.outstanding = slot.outstanding.filter((o) => o !== id);
     const stale = st.trainable && Number(st.trajectory?.policyVersion ?? 0n) < staleBelow;
     if (st.trainable && !stale) {
@@ -252,7 +126,7 @@ export class RoundLedger {
       slot.scored = st;
       return { kind: 'trainable', group: g, completed: this.settle(g) };
     }
-    this.consume(id);
+    this.ids.consume(id);
     const reason = stale ? REASON_STALE : st.excludedReason || 'excluded';
     slot.excludedReasons.push(reason);
     if (slot.outstanding.length > 0) return { kind: 'excluded', group: g, reason, completed: false };
@@ -334,18 +208,9 @@ export class RoundLedger {
       next.groups.set(n, g);
       this.groups.delete(n);
     }
-    const carried = (id: string): boolean => {
-      try {
-        const k = parseTrajectoryId(id);
-        return next.groups.get(k.group)?.round === k.round;
-      } catch {
-        return false;
-      }
-    };
     this.tally = null;
     next.tally = null;
-    for (const id of this.consumed) if (carried(id)) next.consumed.add(id);
-    for (const id of this.seen) if (carried(id)) next.seen.add(id);
+    this.ids.carryInto(next.ids, (round, group) => next.groups.get(group)?.round === round);
     return next;
   }
 
@@ -363,7 +228,7 @@ export class RoundLedger {
         if (s.status !== 'done' || !s.scored || !s.acceptedId) continue;
         if (Number(s.scored.trajectory?.policyVersion ?? 0n) >= minVersion) continue;
         expired.push(s.acceptedId);
-        this.consume(s.acceptedId);
+        this.ids.consume(s.acceptedId);
         this.touch(g.group);
         s.excludedReasons.push(REASON_STALE);
         s.attempt += 1;
@@ -389,16 +254,7 @@ export class RoundLedger {
 
   /** pendingGroups, inFlight and kept (counted in one pass only after a wholesale change). */
   private counts(): { pending: number; inFlight: number; kept: number } {
-    if (this.tally) return this.tally;
-    let pending = 0;
-    let inFlight = 0;
-    let kept = 0;
-    for (const g of this.groups.values()) {
-      if (g.fate === 'pending') pending++;
-      else if (g.fate === 'kept') kept++;
-      for (const s of g.samples) if (s.status === 'in_flight') inFlight++;
-    }
-    this.tally = { pending, inFlight, kept };
+    this.tally ??= countGroups(this.groups.values());
     return this.tally;
   }
 
@@ -412,11 +268,6 @@ export class RoundLedger {
     return this.counts().kept;
   }
 
-  private consume(id: string): void {
-    this.consumed.add(id);
-    this.consumedSinceSave.push(id);
-  }
-
   /** What changed since the last takeDelta() or markSaved() (see applyLedgerDelta); starts the next delta. */
   takeDelta(): RoundLedgerDelta {
     const groups: GroupJson[] = [];
@@ -424,7 +275,7 @@ export class RoundLedger {
       const g = this.groups.get(n);
       if (g) groups.push(groupToJson(g, this.added.has(n)));
     }
-    const delta = { nextGroup: this.nextGroup, consumed: this.consumedSinceSave, ...(this.lateSinceSave.length > 0 ? { late: this.lateSinceSave } : {}), groups };
+    const delta = { nextGroup: this.nextGroup, ...this.ids.takeSinceSave(), groups };
     this.markSaved();
     return delta;
   }
@@ -433,8 +284,7 @@ export class RoundLedger {
   markSaved(): void {
     this.dirty.clear();
     this.added.clear();
-    this.consumedSinceSave = [];
-    this.lateSinceSave = [];
+    this.ids.markSaved();
   }
 
   /** Groups still waiting for results. */
@@ -500,19 +350,6 @@ export class RoundLedger {
     return [...this.groups.values()].filter((g) => g.fate === fate);
   }
 
-  /** Every id dispatched for the round (for counting after a restart). */
-  dispatchedIds(): string[] {
-    const ids = new Set<string>();
-    for (const g of this.groups.values()) {
-      for (const s of g.samples) {
-        for (const o of s.outstanding) ids.add(o);
-        if (s.acceptedId) ids.add(s.acceptedId);
-      }
-    }
-    for (const c of this.consumed) ids.add(c);
-    return [...ids];
-  }
-
   toJSON(): RoundLedgerJson {
     return {
       format: 1,
@@ -520,8 +357,7 @@ export class RoundLedger {
       round: this.round,
       incarnation: this.incarnation,
       maxAttempts: this.maxAttempts,
-      consumed: [...this.consumed],
-      late: [...this.late],
+      ...this.ids.toJSON(),
       nextGroup: this.nextGroup,
       groups: [...this.groups.values()].map((g) => groupToJson(g, true)),
     };
@@ -535,8 +371,7 @@ export class RoundLedger {
   static restore(j: RoundLedgerJson, incarnation: number): RoundLedger {
     if (j.format !== 1) throw new RangeError(`round ledger: unknown format ${String(j.format)}`);
     const l = new RoundLedger(j.runId, j.round, j.maxAttempts, incarnation);
-    for (const c of j.consumed) l.consumed.add(c);
-    for (const c of j.late ?? []) l.late.add(c);
+    l.ids = new LedgerIds(j);
     l.nextGroup = j.nextGroup ?? 0;
     for (const g of j.groups) {
       if (g.task === undefined) throw new RangeError(`round ledger: group ${g.group} has no task`);
@@ -555,28 +390,4 @@ export class RoundLedger {
     for (const g of l.groups.values()) if (g.fate === 'abandoned') l.decidedOrder.push(g);
     return l;
   }
-}
-
-/** A slot's saved fields, copied (the scored trajectory is not part of the round file). */
-function slotCopy(s: SlotJson): SlotJson {
-  return {
-    sample: s.sample,
-    attempt: s.attempt,
-    trajectoryId: s.trajectoryId,
-    outstanding: [...s.outstanding],
-    status: s.status,
-    ...(s.acceptedId ? { acceptedId: s.acceptedId } : {}),
-    excludedReasons: [...s.excludedReasons],
-  };
-}
-
-/** A group as saved (fates other than abandoned are decided again when the payloads come back). */
-function groupToJson(g: GroupState, withTask: boolean): GroupJson {
-  return {
-    group: g.group,
-    round: g.round,
-    ...(withTask ? { task: toJson(TaskSchema, g.task) } : {}),
-    fate: g.fate === 'abandoned' ? 'abandoned' : 'pending',
-    samples: g.samples.map(slotCopy),
-  };
 }

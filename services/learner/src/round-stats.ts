@@ -6,7 +6,7 @@ import { hostOf } from '@owrl/core';
 import { make, RunCountersSchema, terminationClassName, type ScoredTrajectory } from '@owrl/proto';
 import { recordShadow } from './judge-calibration.js';
 import type { LearnerMetrics } from './metrics.js';
-import { REASON_STALE, type GroupState, type IngestResult } from './round-ledger.js';
+import { REASON_STALE, type GroupState, type IngestResult } from './round-group.js';
 import type { RunStateStore } from './run-state-store.js';
 
 export class RoundStats {
@@ -89,6 +89,14 @@ export class RoundStats {
     const e = this.store.mutable.excluded;
     e[REASON_STALE] = (e[REASON_STALE] ?? 0n) + BigInt(n);
     this.metrics.excluded.inc({ reason: REASON_STALE }, n);
+  }
+
+  /** Queue lag of an ingested result (dispatch to the actor's start) and its ingest lag (judged to ingested). */
+  observeLag(scored: ScoredTrajectory): void {
+    const traj = scored.trajectory;
+    const req = traj?.request;
+    if (req && traj.startedAtMs > 0n && req.dispatchedAtMs > 0n) this.metrics.queueLagSeconds.observe(Math.max(0, Number(traj.startedAtMs - req.dispatchedAtMs) / 1000));
+    if (scored.judgedAtMs > 0n) this.metrics.ingestLagSeconds.observe(Math.max(0, Date.now() - Number(scored.judgedAtMs)) / 1000);
   }
 
   /** A task timeout the failure rules blamed on the policy (trained) or the site (excluded). */

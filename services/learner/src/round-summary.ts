@@ -1,6 +1,7 @@
 // A round's summary (RunState.rounds, the round line, the report) and its mean reward, computed
 // once from the ledger's decided groups: groups still in flight belong to the round that decides them.
 import { DifficultyStatSchema, make, RoundSummarySchema, stepCount, SuiteStatSchema, type RoundSummary } from '@owrl/proto';
+import type { Logger } from '@owrl/telemetry';
 import type { RoundLedger } from './round-ledger.js';
 import type { RoundStats } from './round-stats.js';
 
@@ -63,4 +64,25 @@ export function meanReward(ledger: RoundLedger): number {
     }
   }
   return n > 0 ? sum / n : 0;
+}
+
+/** The round line: the round's outcome once its update is published (`carried`: async mode's groups going on into the next round). */
+export function logRoundFinished(logger: Logger, runId: string, round: number, policyVersion: number, summary: RoundSummary, carried: { carried: number; inFlight: number } | null): void {
+  logger.info(
+    {
+      run: runId,
+      round,
+      policyVersion,
+      successRate: Number(summary.successRate.toFixed(3)),
+      episodes: summary.episodes,
+      kept: summary.groupsKept,
+      droppedAllZero: summary.groupsDroppedAllZero,
+      droppedAllOne: summary.groupsDroppedAllOne,
+      loss: summary.loss,
+      wallS: summary.wallS,
+      updateS: summary.updateS,
+      ...(carried ?? {}),
+    },
+    'round finished',
+  );
 }

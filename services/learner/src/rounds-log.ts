@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import { fromJson, RoundSummarySchema, toJson, type RoundSummary } from '@owrl/proto';
 import { writeAtomic } from './atomic-file.js';
+import { CheckpointError, FatalRunCode } from './errors.js';
 
 const jsonLines = (rounds: readonly RoundSummary[]): string => rounds.map((r) => JSON.stringify(toJson(RoundSummarySchema, r)) + '\n').join('');
 
@@ -39,7 +40,7 @@ export class RoundsLog {
 
   /**
    * The logged summaries of rounds below `nextRound`, in round order.
-   * @throws Error naming the file and line when a line other than the last is not a round summary.
+   * @throws CheckpointError CHECKPOINT_CORRUPT naming the file and line when a line other than the last is not a round summary.
    */
   read(nextRound: number): RoundSummary[] {
     const text = fs.existsSync(this.file) ? fs.readFileSync(this.file, 'utf8') : '';
@@ -57,7 +58,7 @@ export class RoundsLog {
           dropped = true;
           continue;
         }
-        throw new Error(`${this.file}:${i + 1}: not a round summary: ${(e as Error).message}`, { cause: e });
+        throw new CheckpointError(FatalRunCode.CheckpointCorrupt, this.file, `line ${i + 1}`, `${this.file}:${i + 1}: not a round summary: ${(e as Error).message}`, { cause: e });
       }
       const round = Number(r.round);
       if (round >= nextRound || byRound.has(round)) dropped = true;

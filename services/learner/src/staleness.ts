@@ -2,7 +2,7 @@
 // trained trajectories were (a count per lag over the run, the histogram metric), and the results
 // dropped as too stale (counters.staleDropped); both shown in RunState.staleness.
 import { make, StalenessStatSchema } from '@owrl/proto';
-import type { GroupState } from './round-ledger.js';
+import type { GroupState } from './round-group.js';
 import type { RunStateStore } from './run-state-store.js';
 
 export class StalenessBook {

@@ -8,7 +8,7 @@
 // is not sent (its group's advantages stay as decided over the whole group), nor is a group with
 // no sample left. Pure logic.
 import { create, SCHEMA_VERSION, shareTrace, stepTraces, traceKind, TrainGroupSchema, TrainHeaderSchema, TrainSampleSchema, TrainStepSchema, type TrainGroup, type TrainHeader, type TrainHyperparams } from '@owrl/proto';
-import type { GroupState } from './round-ledger.js';
+import type { GroupState } from './round-group.js';
 
 export interface TrainBatch {
   header: TrainHeader;

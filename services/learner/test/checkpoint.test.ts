@@ -10,9 +10,11 @@ import { make, RunCountersSchema, ScoredTrajectorySchema, TaskSchema } from '@ow
 import { Adam } from '@owrl/rl';
 import { CheckpointStore } from '../src/checkpoint.js';
 import { CrashPoints, parseCrashAt } from '../src/crash-point.js';
-import { FatalRunError, withRetry } from '../src/failure-policy.js';
+import { CheckpointError, FatalRunError } from '../src/errors.js';
+import { withRetry } from '../src/failure-policy.js';
 import { HostFailureWindow } from '../src/host-failures.js';
 import { RoundLedger } from '../src/round-ledger.js';
+import { jsonPathAt } from '../src/saved-json.js';
 import { TaskScheduler } from '../src/scheduler.js';
 
 const tasks = Array.from({ length: 12 }, (_, i) =>
@@ -116,6 +118,115 @@ void test('a damaged checkpoint or round file is refused with the file and field
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** Asserts `op` throws a CHECKPOINT_CORRUPT (or `code`) CheckpointError naming `file` and `field`, its message matching `message`. */
+function assertNames(op: () => unknown, file: string, field: string, message: RegExp, code = 'CHECKPOINT_CORRUPT'): void {
+  assert.throws(op, (e: unknown) => {
+    assert.ok(e instanceof CheckpointError, `a CheckpointError, got ${String(e)}`);
+    assert.ok(e instanceof FatalRunError, 'a CheckpointError ends the run like any FatalRunError');
+    assert.deepEqual([e.code, e.file, e.field], [code, file, field]);
+    assert.match(e.message, message);
+    assert.ok(e.message.includes(file), `the message names the file: ${e.message}`);
+    return true;
+  });
+}
+
+void test('a corrupt checkpoint file (cut short, a field of the wrong type, a field missing) is a coded error naming the file and the field', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'owrl-ckpt-corrupt-'));
+  try {
+    const store = new CheckpointStore(dir);
+    const loop = { scheduler: new TaskScheduler(tasks).snapshot(), rng: 1, hostWindows: {}, curriculumStage: 0, settledIds: ['r/1/0/0/0', 'r/1/0/1/0'], terminations: {}, excluded: {} };
+    store.save({ nextRound: 2, policyVersion: 1, model: initialModel({ dim: 8 }), optimizer: new Adam(8), counters: make(RunCountersSchema, {}), rounds: [], loop });
+    const file = path.join(dir, 'checkpoint.json');
+    const text = fs.readFileSync(file, 'utf8');
+    const good = JSON.parse(text) as Record<string, unknown>;
+
+    // Cut short inside the second settled id: the field it breaks off in is named.
+    fs.writeFileSync(file, text.slice(0, text.indexOf('r/1/0/1/0') + 3));
+    assertNames(() => store.load(8), file, 'loop.settledIds[1]', /: not valid JSON in or after field loop\.settledIds\[1\]/);
+    // Cut short right after a whole field.
+    fs.writeFileSync(file, '{"format":1,"nextRound":2,');
+    assertNames(() => store.load(8), file, 'nextRound', /not valid JSON in or after field nextRound/);
+
+    // A field of the wrong type, at the top level and inside the loop state.
+    fs.writeFileSync(file, JSON.stringify({ ...good, temperature: '1' }));
+    assertNames(() => store.load(8), file, 'temperature', /field temperature must be a number, got "1"/);
+    fs.writeFileSync(file, JSON.stringify({ ...good, loop: { ...loop, rng: null } }));
+    assertNames(() => store.load(8), file, 'loop.rng', /: loop: field rng must be a number, got null/);
+    fs.writeFileSync(file, JSON.stringify({ ...good, loop: { ...loop, pendingUpdate: { round: 1, target: 2, summary: [] } } }));
+    assertNames(() => store.load(8), file, 'loop.pendingUpdate.summary', /: loop\.pendingUpdate: field summary must be an object, got \[\]/);
+    fs.writeFileSync(file, JSON.stringify({ ...good, loop: { ...loop, pendingUpdate: { round: 1, target: 2, summary: { round: 'one' } } } }));
+    assertNames(() => store.load(8), file, 'loop.pendingUpdate.summary', /: loop\.pendingUpdate: field summary cannot be decoded/);
+
+    // A field missing.
+    const { counters: _counters, ...noCounters } = good;
+    fs.writeFileSync(file, JSON.stringify(noCounters));
+    assertNames(() => store.load(8), file, 'counters', /field counters must be an object, got nothing/);
+    const { curriculumStage: _stage, ...noStage } = loop;
+    fs.writeFileSync(file, JSON.stringify({ ...good, loop: noStage }));
+    assertNames(() => store.load(8), file, 'loop.curriculumStage', /loop: field curriculumStage must be a non-negative integer, got nothing/);
+
+    // The files the manifest names: cut short, or gone.
+    fs.writeFileSync(file, text);
+    const weights = path.join(dir, good['weightsFile'] as string);
+    const optimizer = path.join(dir, good['optimizerFile'] as string);
+    const weightBytes = fs.readFileSync(weights);
+    fs.writeFileSync(weights, weightBytes.subarray(0, 10));
+    assertNames(() => store.load(8), file, 'weightsFile', new RegExp(`${good['weightsFile'] as string} holds 10 bytes, expected 8`));
+    fs.writeFileSync(weights, weightBytes.subarray(0, 16));
+    assertNames(() => store.load(8), file, 'weightsFile', /holds 4 weights, expected 8/);
+    fs.writeFileSync(weights, weightBytes);
+    const adamBytes = fs.readFileSync(optimizer);
+    fs.writeFileSync(optimizer, adamBytes.subarray(0, adamBytes.length - 1));
+    assertNames(() => store.load(8), file, 'optimizerFile', /adam-r2-v1\.bin cannot be decoded: Adam state bytes are invalid/);
+    fs.rmSync(optimizer);
+    assertNames(() => store.load(8), file, 'optimizerFile', /adam-r2-v1\.bin cannot be read: ENOENT/);
+    fs.writeFileSync(optimizer, adamBytes);
+    assert.equal(store.load(8)?.nextRound, 2, 'whole again, it loads');
+
+    // Made for another model.
+    assertNames(() => store.load(16), file, 'dim', /feature dimension 8 differs from the model's 16/, 'CHECKPOINT_MISMATCH');
+
+    // rounds.jsonl: a damaged line before the last.
+    const roundsLog = path.join(dir, 'rounds.jsonl');
+    fs.writeFileSync(roundsLog, '{"round":"x"}\n{"round":"1"}\n');
+    assertNames(() => store.load(8), roundsLog, 'line 1', /rounds\.jsonl:1: not a round summary/);
+    fs.writeFileSync(roundsLog, '');
+
+    // The start count.
+    fs.writeFileSync(path.join(dir, 'incarnation'), 'three\n');
+    assertNames(() => store.nextIncarnation(), path.join(dir, 'incarnation'), 'start count', /"three\\n" is not a start count/);
+
+    // round.json cut short, a journal line with a field of the wrong type.
+    const roundFile = path.join(dir, 'round.json');
+    const ledger = new RoundLedger('r', 2, 3, 1);
+    ledger.addGroup(0, tasks[0]!, 2);
+    store.saveRound({ ledger: ledger.toJSON(), counters: {}, terminations: {}, excluded: {} });
+    const round = fs.readFileSync(roundFile, 'utf8');
+    // Cut inside the key after `fate`: the last whole field read is named.
+    fs.writeFileSync(roundFile, round.slice(0, round.indexOf('"samples"') + 4));
+    assertNames(() => store.loadRound(2), roundFile, 'ledger.groups[0].fate', /round file .*round\.json: not valid JSON in or after field ledger\.groups\[0\]\.fate/);
+    fs.writeFileSync(roundFile, round.slice(0, round.indexOf('"samples":[{') + '"samples":[{'.length));
+    assertNames(() => store.loadRound(2), roundFile, 'ledger.groups[0].samples[0]', /in or after field ledger\.groups\[0\]\.samples\[0\]/);
+    fs.writeFileSync(roundFile, round);
+    const journal = path.join(dir, (JSON.parse(round) as { journal: string }).journal);
+    fs.writeFileSync(journal, `${JSON.stringify({ ledger: { nextGroup: -1, consumed: [], groups: [] }, counters: {}, terminations: {}, excluded: {}, round: { decided: [] } })}\n{}\n`);
+    assertNames(() => store.loadRound(2), journal, 'line 1: ledger.nextGroup', /round journal .*: line 1: ledger: field nextGroup must be a non-negative integer, got -1/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+void test('jsonPathAt: the field a JSON text breaks off in, worked out by hand', () => {
+  assert.deepEqual(jsonPathAt('{"a":{"b":[1,{"c":', 18), ['a', 'b', '[1]', 'c']);
+  assert.deepEqual(jsonPathAt('{"a":1,"b":"x,y', 14), ['b'], 'a comma inside a string is not a separator');
+  assert.deepEqual(jsonPathAt('{"a":{"k\\"q":[', 15), ['a', 'k"q', '[0]'], 'an escaped quote stays inside the key');
+  assert.deepEqual(jsonPathAt('{"a":{"b":2},"c"', 16), ['c']);
+  assert.deepEqual(jsonPathAt('{"a":{"b":2}', 12), ['a'], 'closed objects leave the path');
+  assert.deepEqual(jsonPathAt('[', 1), ['[0]']);
+  assert.deepEqual(jsonPathAt('', 0), []);
+  assert.equal(jsonPathAt('{}x', null), null);
 });
 
 void test('a checkpoint folder that can no longer be written is the run\'s fatal error, naming the folder and the cause', () => {

@@ -27,7 +27,7 @@ import {
 } from '@owrl/proto';
 import { startNatsServer, waitUntil, type NatsServer } from '@owrl/testkit';
 import { loadLearnerConfig } from '../src/config.js';
-import { FatalRunError } from '../src/failure-policy.js';
+import { FatalRunError } from '../src/errors.js';
 import { applyTimeoutRule, blameTimeout, engineIncompatible, type FailureRules } from '../src/failure-rules.js';
 import { RunStateStore } from '../src/run-state-store.js';
 import { TaskScheduler } from '../src/scheduler.js';

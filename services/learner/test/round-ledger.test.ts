@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { make, RolloutRequestSchema, ScoredTrajectorySchema, TaskSchema, TrajectorySchema, VerdictSchema } from '@owrl/proto';
-import { applyLedgerDelta, RoundLedger, type RoundLedgerDelta, type RoundLedgerJson } from '../src/round-ledger.js';
+import { applyLedgerDelta, type RoundLedgerDelta, type RoundLedgerJson } from '../src/ledger-json.js';
+import { RoundLedger } from '../src/round-ledger.js';
 
 const task = make(TaskSchema, { id: 't1', startUrl: 'http://127.0.0.1:1/', instruction: 'x', difficulty: 1 });
 

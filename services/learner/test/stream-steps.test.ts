@@ -37,7 +37,7 @@ import { silentLogger, type Logger } from '@owrl/telemetry';
 import { startNatsServer } from '@owrl/testkit';
 import { loadLearnerConfig } from '../src/config.js';
 import { LearnerGrpcServer, type LearnerControl } from '../src/grpc-server.js';
-import type { GroupState } from '../src/round-ledger.js';
+import type { GroupState } from '../src/round-group.js';
 import { RunStateStore } from '../src/run-state-store.js';
 import { StreamSteps } from '../src/stream-steps.js';
 import { buildTrainBatch } from '../src/train-batch.js';

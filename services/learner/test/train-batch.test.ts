@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { create, make, PolicyTraceSchema, ScoredTrajectorySchema, StepSchema, TaskSchema, TokenTraceSchema, TrainHyperparamsSchema, TrajectorySchema, type PolicyTrace } from '@owrl/proto';
-import type { GroupState } from '../src/round-ledger.js';
+import type { GroupState } from '../src/round-group.js';
 import { buildTrainBatch } from '../src/train-batch.js';
 
 const tokens = (ids: number[], mask: number[] = [], incomplete = false): PolicyTrace =>

@@ -41,7 +41,7 @@ import { RemoteTrainer } from '@owrl/trainer-rpc';
 import { ArtifactServer } from '../src/artifact-server.js';
 import { CrashPoints } from '../src/crash-point.js';
 import { PolicyPublisher, type RemoteTrainerBinding } from '../src/publisher.js';
-import type { GroupState } from '../src/round-ledger.js';
+import type { GroupState } from '../src/round-group.js';
 import { ShotKeeper } from '../src/shot-keeper.js';
 import { buildTrainBatch } from '../src/train-batch.js';
 
