@@ -745,7 +745,8 @@ export type RunState = Message<"owrl.v1.RunState"> & {
   judge?: JudgeCalibration | undefined;
 
   /**
-   * Stable code of the failure when phase is FAILED (e.g. "bus_unavailable", "trainer_failed").
+   * Stable code of the failure when phase is FAILED: a FatalRunCode of the learner (e.g.
+   * "CHECKPOINT_FAILED", "ENGINE_INCOMPATIBLE", "TRAINER_FAILED") or the BusErrorCode of a bus failure.
    *
    * @generated from field: string failure_code = 17;
    */
