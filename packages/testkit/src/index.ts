@@ -60,3 +60,4 @@ export {
 } from './shop-oracle.js';
 export { adapterServing, startLlmLoop, LLM_LOOP_BASE_MODEL, QWEN3_VL_GENERATION_CONFIG, type LlmLoop, type LlmLoopOptions } from './llm-loop.js';
 export { parseAckSubject, watchRedeliveries, type RedeliveryWatch } from './redeliveries.js';
+export { exhaustDeliveries } from './exhaust-deliveries.js';
