@@ -136,7 +136,7 @@ export class BrowserInstance {
       });
     } catch (e) {
       await proxy.close();
-      throw new BrowserEnvError(BrowserEnvErrorCode.LAUNCH_FAILED, `cannot launch Chromium at ${o.executablePath}: ${(e as Error).message}`, { cause: e });
+      throw new BrowserEnvError(BrowserEnvErrorCode.LaunchFailed, `cannot launch Chromium at ${o.executablePath}: ${(e as Error).message}`, { cause: e });
     }
     const pid = findByMarker(marker);
     o.logger.info({ browser: id, pid, version: browser.version(), proxy: proxy.url }, 'chromium launched');

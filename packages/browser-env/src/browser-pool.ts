@@ -49,7 +49,7 @@ export class BrowserPool {
 
   /** Launches Chromium now (otherwise the first episode does). @throws BrowserEnvError(LAUNCH_FAILED). */
   async start(): Promise<void> {
-    if (this.closed) throw new BrowserEnvError(BrowserEnvErrorCode.POOL_CLOSED, 'the browser pool is closed');
+    if (this.closed) throw new BrowserEnvError(BrowserEnvErrorCode.PoolClosed, 'the browser pool is closed');
     await this.browserForEpisode(false);
   }
 
@@ -59,7 +59,7 @@ export class BrowserPool {
    * @throws BrowserEnvError BAD_SPEC for an invalid spec, POOL_CLOSED after close().
    */
   async runEpisode<T>(spec: EpisodeSpec, policy: EpisodePolicy<T>, hooks?: EpisodeHooks<T>): Promise<EpisodeResult<T>> {
-    if (this.closed) throw new BrowserEnvError(BrowserEnvErrorCode.POOL_CLOSED, 'the browser pool is closed');
+    if (this.closed) throw new BrowserEnvError(BrowserEnvErrorCode.PoolClosed, 'the browser pool is closed');
     validateSpec(spec);
     let inst: BrowserInstance;
     try {
@@ -137,7 +137,7 @@ export class BrowserPool {
         if (this.closed) {
           this.live.add(inst);
           this.closeBrowser(inst);
-          throw new BrowserEnvError(BrowserEnvErrorCode.POOL_CLOSED, 'the browser pool is closed');
+          throw new BrowserEnvError(BrowserEnvErrorCode.PoolClosed, 'the browser pool is closed');
         }
         this.adopt(inst);
         return take(inst);

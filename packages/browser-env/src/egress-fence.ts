@@ -78,7 +78,7 @@ export class EgressFence {
         },
       });
     } catch (e) {
-      throw new BrowserEnvError(BrowserEnvErrorCode.FENCE_FAILED, `the browser fence cannot listen on 127.0.0.1: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+      throw new BrowserEnvError(BrowserEnvErrorCode.FenceFailed, `the browser fence cannot listen on 127.0.0.1: ${(e as Error)?.message ?? String(e)}`, { cause: e });
     }
   }
 

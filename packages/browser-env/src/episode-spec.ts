@@ -9,7 +9,7 @@ import type { EpisodeSpec } from './types.js';
 /** @throws BrowserEnvError(BROWSER_ENV_BAD_SPEC) naming the field. */
 export function validateSpec(spec: EpisodeSpec): void {
   const bad = (field: string, v: unknown, want: string): never => {
-    throw new BrowserEnvError(BrowserEnvErrorCode.BAD_SPEC, `episode spec ${field}=${JSON.stringify(v)} must be ${want}`);
+    throw new BrowserEnvError(BrowserEnvErrorCode.BadSpec, `episode spec ${field}=${JSON.stringify(v)} must be ${want}`);
   };
   if (typeof spec.startUrl !== 'string') bad('startUrl', spec.startUrl, 'a string');
   if (typeof spec.instruction !== 'string') bad('instruction', spec.instruction, 'a string');

@@ -31,7 +31,9 @@ export {
   BrowserEnvError,
   BrowserEnvErrorCode,
   ToolCallError,
-  type BrowserEnvErrorCodeName,
+  ToolCallErrorCode,
+  isBrowserEnvError,
+  isToolCallError,
 } from './errors.js';
 export {
   checkUrl,
@@ -78,7 +80,9 @@ export { BASE_ARGS, chromiumArgs } from './browser-instance.js';
 export {
   PlanPolicy,
   PlanError,
+  PlanErrorCode,
   findElement,
+  isPlanError,
   type PlanCall,
   type PlanStep,
   type PlanTarget,

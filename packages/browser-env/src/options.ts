@@ -78,7 +78,7 @@ export interface ResolvedOptions {
 const FENCE_SWITCHES = ['--proxy-server', '--proxy-bypass-list', '--proxy-pac-url', '--no-proxy-server', '--proxy-auto-detect', '--host-resolver-rules', '--force-webrtc-ip-handling-policy', '--webrtc-ip-handling-policy', '--enable-quic', '--origin-to-force-quic-on'];
 
 function bad(field: string, value: unknown, want: string): never {
-  throw new BrowserEnvError(BrowserEnvErrorCode.BAD_OPTION, `browser-env option ${field}=${JSON.stringify(value)} must be ${want}`);
+  throw new BrowserEnvError(BrowserEnvErrorCode.BadOption, `browser-env option ${field}=${JSON.stringify(value)} must be ${want}`);
 }
 
 function int(field: string, v: number | undefined, def: number, min: number): number {

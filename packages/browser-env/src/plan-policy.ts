@@ -33,8 +33,18 @@ export type PlanCall =
 /** One policy step: calls, or a function of the observation that returns them. */
 export type PlanStep = PlanCall | readonly PlanCall[] | ((input: PolicyInput) => PlanCall | readonly PlanCall[]);
 
-export class PlanError extends OwrlError {
-  override name = 'PlanError';
+export const PlanErrorCode = {
+  /** A plan target names no element of the current observation; the message lists what is there. */
+  TargetNotFound: 'PLAN_TARGET_NOT_FOUND',
+} as const;
+export type PlanErrorCode = (typeof PlanErrorCode)[keyof typeof PlanErrorCode];
+
+export class PlanError extends OwrlError<PlanErrorCode> {
+  override readonly name = 'PlanError';
+}
+
+export function isPlanError(e: unknown, code?: PlanErrorCode): e is PlanError {
+  return e instanceof PlanError && (code === undefined || e.code === code);
 }
 
 function matches(v: string, want: string | RegExp): boolean {
@@ -57,7 +67,7 @@ export function findElement(elements: readonly ElementInfo[], t: PlanTarget): El
       .slice(0, 40)
       .map((e) => `${e.role} ${JSON.stringify(e.name)}`);
     throw new PlanError(
-      'PLAN_TARGET_NOT_FOUND',
+      PlanErrorCode.TargetNotFound,
       `no ${roles?.join('|') ?? 'element'} named ${String(t.name)}${t.context === undefined ? '' : ` in ${String(t.context)}`}` +
         `${t.nth ? ` (#${t.nth})` : ''} (${found.length} matches); have: ${near.join(', ')}`,
     );

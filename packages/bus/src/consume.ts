@@ -148,7 +148,7 @@ export async function consume<Desc extends DescMessage>(ctx: BusContext, opts: C
     try {
       value = decodeWith(m.data);
     } catch (e) {
-      const reason = isProtoError(e) && e.code === ProtoErrorCode.UnsupportedSchemaVersion ? DlqReason.UnsupportedSchemaVersion : DlqReason.Undecodable;
+      const reason = isProtoError(e, ProtoErrorCode.UnsupportedSchemaVersion) ? DlqReason.UnsupportedSchemaVersion : DlqReason.Undecodable;
       await deadLetter(new DeliveryImpl<unknown>(undefined, m, deps), (e as Error).message, reason);
       return;
     }

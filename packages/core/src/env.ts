@@ -1,20 +1,30 @@
 // Typed reading of configuration from environment variables, with errors that name the variable.
 // The environment is always passed in: only a service's config function (called by the startup
 // path with process.env) decides where settings come from, so libraries never read process.env.
+import { OwrlError } from './errors.js';
 import { Secret } from './secret.js';
 
 /** Environment variables as a config function receives them. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
+export const ConfigErrorCode = {
+  /** A setting is missing or invalid. */
+  Invalid: 'CONFIG_INVALID',
+} as const;
+export type ConfigErrorCode = (typeof ConfigErrorCode)[keyof typeof ConfigErrorCode];
+
 /** A setting is missing or invalid; `variable` names it and the message gives its value. */
-export class ConfigError extends Error {
+export class ConfigError extends OwrlError<ConfigErrorCode> {
   override readonly name = 'ConfigError';
-  readonly code = 'CONFIG_INVALID';
   readonly variable: string;
   constructor(variable: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(ConfigErrorCode.Invalid, message, options);
     this.variable = variable;
   }
+}
+
+export function isConfigError(e: unknown, code?: ConfigErrorCode): e is ConfigError {
+  return e instanceof ConfigError && (code === undefined || e.code === code);
 }
 
 export function envString(name: string, def: string, env: Env): string {

@@ -1,5 +1,6 @@
 // Base error of owrl: a stable `code`, a `name`, and `cause` chaining. Each package subclasses it
-// with its own code map (`class BusError extends OwrlError<BusErrorCode>`).
+// with its own constant code map (`class BusError extends OwrlError<BusErrorCode>`) and a
+// predicate (`isBusError(e, code?)`), so callers branch on a code rather than on a message.
 
 export class OwrlError<Code extends string = string> extends Error {
   override name = 'OwrlError';

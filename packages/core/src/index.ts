@@ -49,6 +49,7 @@ export { OwrlError, describeError } from './errors.js';
 export { SeededRng, fnv1a, mulberry32, type Rng } from './rng.js';
 export {
   ConfigError,
+  ConfigErrorCode,
   envBool,
   envInt,
   envList,
@@ -56,6 +57,7 @@ export {
   envOneOf,
   envSecret,
   envString,
+  isConfigError,
   type Env,
 } from './env.js';
 export { Secret } from './secret.js';
@@ -66,6 +68,7 @@ export {
   MeterError,
   MeterErrorCode,
   checkMetricSpec,
+  isMeterError,
   noopMeter,
   type Counter,
   type Gauge,

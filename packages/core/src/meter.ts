@@ -75,6 +75,10 @@ export class MeterError extends OwrlError<MeterErrorCode> {
   override readonly name = 'MeterError';
 }
 
+export function isMeterError(e: unknown, code?: MeterErrorCode): e is MeterError {
+  return e instanceof MeterError && (code === undefined || e.code === code);
+}
+
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 

@@ -13,6 +13,6 @@ export class JudgeError extends OwrlError<JudgeErrorCode> {
   override readonly name = 'JudgeError';
 }
 
-export function isJudgeError(e: unknown): e is JudgeError {
-  return e instanceof JudgeError;
+export function isJudgeError(e: unknown, code?: JudgeErrorCode): e is JudgeError {
+  return e instanceof JudgeError && (code === undefined || e.code === code);
 }

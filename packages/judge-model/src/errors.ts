@@ -27,8 +27,8 @@ export class JudgeModelError extends OwrlError<JudgeModelErrorCode> {
   override readonly name = 'JudgeModelError';
 }
 
-export function isJudgeModelError(e: unknown): e is JudgeModelError {
-  return e instanceof JudgeModelError;
+export function isJudgeModelError(e: unknown, code?: JudgeModelErrorCode): e is JudgeModelError {
+  return e instanceof JudgeModelError && (code === undefined || e.code === code);
 }
 
 const CODES: ReadonlySet<string> = new Set(Object.values(JudgeModelErrorCode));

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { JudgeModelError, JudgeModelErrorCode } from './errors.js';
+import { isJudgeModelError, JudgeModelError, JudgeModelErrorCode } from './errors.js';
 
 export const JUDGE_DEVICES = ['auto', 'cuda', 'webgpu', 'cpu'] as const;
 export type JudgeDevice = (typeof JUDGE_DEVICES)[number];
@@ -210,7 +210,7 @@ export async function openSessions(files: readonly string[], device: JudgeDevice
     try {
       return { device: d, passedOver, sessions: await openAll(files, d, s) };
     } catch (e) {
-      const why = e instanceof JudgeModelError && e.code === JudgeModelErrorCode.DeviceUnavailable ? gpuFailure(d, e.cause) : undefined;
+      const why = isJudgeModelError(e, JudgeModelErrorCode.DeviceUnavailable) ? gpuFailure(d, e.cause) : undefined;
       if (why === undefined) throw e;
       passedOver.push(why);
     }

@@ -30,6 +30,10 @@ export class EngineLoadError extends OwrlError<EngineLoadErrorCode> {
   override readonly name = 'EngineLoadError';
 }
 
+export function isEngineLoadError(e: unknown, code?: EngineLoadErrorCode): e is EngineLoadError {
+  return e instanceof EngineLoadError && (code === undefined || e.code === code);
+}
+
 export type WeightEngine = 'vllm' | 'sglang';
 
 export interface EngineWeightLoaderOptions {

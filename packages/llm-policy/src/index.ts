@@ -2,7 +2,11 @@
 // OpenAI-compatible endpoint (vLLM, SGLang, a hosted API) in OpenWebRL's agent format: the tool
 // schemas, the pure prompt renderer, the reply parser (native and Qwen-style text tool calls),
 // token-level traces, and the HTTP client with retries.
-export { LlmPolicyError, LlmPolicyErrorCode } from './errors.js';
+export {
+  LlmPolicyError,
+  LlmPolicyErrorCode,
+  isLlmPolicyError,
+} from './errors.js';
 export {
   toolSchemas,
   toolDefinitions,
@@ -87,6 +91,7 @@ export {
   EngineLoadError,
   EngineLoadErrorCode,
   defaultServeName,
+  isEngineLoadError,
   type EngineWeightLoaderOptions,
   type LoadedVersion,
   type WeightEngine,

@@ -4,6 +4,7 @@
 // string). Points are converted from the model's coordinate system to viewport pixels, the unit
 // the browser environment takes. Pure logic; every problem is one clear sentence.
 import { isToolName, TOOL_NAMES, type ToolCallSpec } from '@owrl/core';
+import { isLlmPolicyError, LlmPolicyError, LlmPolicyErrorCode } from './errors.js';
 import { TARGETS, toolSchemas, type CoordinateSystem, type ParamSchema, type ToolSchema } from './tool-schemas.js';
 
 export interface ValidateContext {
@@ -31,10 +32,8 @@ function show(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
-class Invalid extends Error {}
-
 function fail(msg: string): never {
-  throw new Invalid(msg);
+  throw new LlmPolicyError(LlmPolicyErrorCode.InvalidToolCall, msg);
 }
 
 function asNumber(v: unknown, key: string, integer: boolean): number {
@@ -140,7 +139,7 @@ export function validateToolCall(name: string, args: unknown, ctx: ValidateConte
     }
     return { ok: true, call: { name, args: out } };
   } catch (e) {
-    if (e instanceof Invalid) return { ok: false, error: `${name}: ${e.message}` };
+    if (isLlmPolicyError(e, LlmPolicyErrorCode.InvalidToolCall)) return { ok: false, error: `${name}: ${e.message}` };
     throw e;
   }
 }

@@ -31,6 +31,10 @@ export class PolicyUnavailableError extends PolicyError {
   }
 }
 
-export function isPolicyError(e: unknown): e is PolicyError {
-  return e instanceof PolicyError;
+export function isPolicyError(e: unknown, code?: PolicyErrorCode): e is PolicyError {
+  return e instanceof PolicyError && (code === undefined || e.code === code);
+}
+
+export function isPolicyUnavailableError(e: unknown): e is PolicyUnavailableError {
+  return e instanceof PolicyUnavailableError;
 }

@@ -1,7 +1,13 @@
 // Built-in pointer policy of owrl: candidate actions with hashed sparse features, a linear
 // softmax model (TypeScript, exact gradients), its ONNX export, and the onnxruntime-node policy
 // the actors run.
-export { PolicyError, PolicyErrorCode, PolicyUnavailableError, isPolicyError } from './errors.js';
+export {
+  PolicyError,
+  PolicyErrorCode,
+  PolicyUnavailableError,
+  isPolicyError,
+  isPolicyUnavailableError,
+} from './errors.js';
 export {
   answerShape,
   pageType,

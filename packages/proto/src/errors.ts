@@ -1,4 +1,5 @@
 // Errors of the wire-contract layer: undecodable bytes and unsupported schema versions.
+import { OwrlError } from '@owrl/core';
 
 export const ProtoErrorCode = {
   Undecodable: 'PROTO_UNDECODABLE',
@@ -7,19 +8,17 @@ export const ProtoErrorCode = {
 } as const;
 export type ProtoErrorCode = (typeof ProtoErrorCode)[keyof typeof ProtoErrorCode];
 
-export class ProtoError extends Error {
+export class ProtoError extends OwrlError<ProtoErrorCode> {
   override readonly name = 'ProtoError';
-  readonly code: ProtoErrorCode;
   /** Fully-qualified protobuf type the bytes were decoded as. */
   readonly typeName: string;
 
   constructor(code: ProtoErrorCode, typeName: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(code, message, options);
     this.typeName = typeName;
   }
 }
 
-export function isProtoError(e: unknown): e is ProtoError {
-  return e instanceof ProtoError;
+export function isProtoError(e: unknown, code?: ProtoErrorCode): e is ProtoError {
+  return e instanceof ProtoError && (code === undefined || e.code === code);
 }

@@ -156,7 +156,11 @@ export { SCHEMA_VERSION, decode, encode, encodeWithField, make } from './codec.j
 export { encodeTrajectory, sealTrace } from './trace-encode.js';
 export { encodeGroupChunk } from './train-encode.js';
 export { decodeScoredLazy, decodeTrajectoryLazy, pendingTraceBytes, prefetchSteps, scoredStepBytes, shareTrace, spillSteps, stepCount, stepTraces, traceKind, type SpillReader, type StepSpillWriter } from './lazy-trace.js';
-export { ProtoError, ProtoErrorCode, isProtoError } from './errors.js';
+export {
+  ProtoError,
+  ProtoErrorCode,
+  isProtoError,
+} from './errors.js';
 export {
   encodeOnce,
   grpcServiceDefinition,

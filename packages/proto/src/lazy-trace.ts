@@ -15,6 +15,7 @@
 // garbled step is still reported as undecodable when the message is delivered, not later.
 import { isUtf8 } from 'node:buffer';
 import { fromBinary, ScalarType, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
+import { OwrlError } from '@owrl/core';
 import { decode, lengthDelimitedHeader } from './codec.js';
 import { ProtoError, ProtoErrorCode } from './errors.js';
 import { PolicyTraceSchema, StepSchema, TrajectorySchema, type PolicyTrace, type Step, type Trajectory } from './gen/owrl/v1/trajectory_pb.js';
@@ -44,7 +45,25 @@ function inMemory(views: Uint8Array[]): PendingSteps {
   return { count: views.length, spilled: false, views: () => views };
 }
 
-class WireError extends Error {}
+/**
+ * A fault of the wire format met while splitting out the steps. It never leaves this module: the
+ * callers turn it into a ProtoError UNDECODABLE naming the message type, or let the full decode decide.
+ */
+const WireErrorCode = {
+  Malformed: 'PROTO_WIRE_MALFORMED',
+} as const;
+type WireErrorCode = (typeof WireErrorCode)[keyof typeof WireErrorCode];
+
+class WireError extends OwrlError<WireErrorCode> {
+  override readonly name = 'WireError';
+  constructor(message: string) {
+    super(WireErrorCode.Malformed, message);
+  }
+}
+
+function isWireError(e: unknown, code?: WireErrorCode): e is WireError {
+  return e instanceof WireError && (code === undefined || e.code === code);
+}
 
 /** Where the last varint() read ended (its second result, without an array per call). */
 let varintEnd = 0;
@@ -343,7 +362,7 @@ function lazily<Desc extends DescMessage>(schema: Desc, bytes: Uint8Array, strip
   try {
     stripped = join(strip(bytes, steps));
   } catch (e) {
-    if (!(e instanceof WireError)) throw e;
+    if (!isWireError(e)) throw e;
     // Not the shape this module splits (or not protobuf at all): the full decode decides.
     return decode(schema, bytes);
   }
@@ -353,7 +372,7 @@ function lazily<Desc extends DescMessage>(schema: Desc, bytes: Uint8Array, strip
     try {
       attachSteps(traj, steps, bytes);
     } catch (e) {
-      if (!(e instanceof WireError)) throw e;
+      if (!isWireError(e)) throw e;
       throw new ProtoError(ProtoErrorCode.Undecodable, schema.typeName, `cannot decode ${bytes.length} bytes as ${schema.typeName}: a step is malformed (${e.message})`, { cause: e });
     }
   }
@@ -389,7 +408,7 @@ export function scoredStepBytes(bytes: Uint8Array): Uint8Array[] {
   try {
     stripScored(bytes, steps);
   } catch (e) {
-    if (!(e instanceof WireError)) throw e;
+    if (!isWireError(e)) throw e;
     throw new ProtoError(ProtoErrorCode.Undecodable, ScoredTrajectorySchema.typeName, `cannot find the steps in ${bytes.length} bytes of ${ScoredTrajectorySchema.typeName}: ${e.message}`, { cause: e });
   }
   return steps;

@@ -11,6 +11,6 @@ export class RlError extends OwrlError<RlErrorCode> {
   override readonly name = 'RlError';
 }
 
-export function isRlError(e: unknown): e is RlError {
-  return e instanceof RlError;
+export function isRlError(e: unknown, code?: RlErrorCode): e is RlError {
+  return e instanceof RlError && (code === undefined || e.code === code);
 }

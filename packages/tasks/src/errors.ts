@@ -13,9 +13,8 @@ export const TaskErrorCode = {
 } as const;
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
 
-export class TaskError extends OwrlError {
-  override name = 'TaskError';
-  declare readonly code: TaskErrorCode;
+export class TaskError extends OwrlError<TaskErrorCode> {
+  override readonly name = 'TaskError';
   /** 1-based line of a task file the error is about, when it comes from a file. */
   readonly line: number | undefined;
   /** Proto field name (e.g. `start_url`) the error is about, when there is one. */
@@ -32,6 +31,6 @@ export class TaskError extends OwrlError {
   }
 }
 
-export function isTaskError(e: unknown): e is TaskError {
-  return e instanceof TaskError;
+export function isTaskError(e: unknown, code?: TaskErrorCode): e is TaskError {
+  return e instanceof TaskError && (code === undefined || e.code === code);
 }

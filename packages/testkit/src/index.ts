@@ -9,7 +9,13 @@ export {
   type NatsServer,
   type NatsServerOptions,
 } from './nats-server.js';
-export { WaitTimeoutError, waitUntil, type WaitOptions } from './wait.js';
+export {
+  WaitTimeoutError,
+  WaitTimeoutErrorCode,
+  isWaitTimeoutError,
+  waitUntil,
+  type WaitOptions,
+} from './wait.js';
 export { ServiceProcess, type ServiceExit, type ServiceProcessOptions } from './service-process.js';
 export { LearnerProbe } from './learner-probe.js';
 export {

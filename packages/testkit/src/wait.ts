@@ -1,5 +1,6 @@
 // Waiting for a condition in tests: poll a probe until it yields a value, with a deadline and a
 // failure message that names what was awaited and what was last seen (not a bare "timed out").
+import { OwrlError } from '@owrl/core';
 
 export interface WaitOptions {
   /** Give up after this long. Default 60 s. */
@@ -10,10 +11,22 @@ export interface WaitOptions {
   abort?: () => Error | null;
 }
 
+export const WaitTimeoutErrorCode = {
+  /** The probe gave no value before the deadline. */
+  Timeout: 'WAIT_TIMEOUT',
+} as const;
+export type WaitTimeoutErrorCode = (typeof WaitTimeoutErrorCode)[keyof typeof WaitTimeoutErrorCode];
+
 /** Error thrown when a wait runs out of time. */
-export class WaitTimeoutError extends Error {
+export class WaitTimeoutError extends OwrlError<WaitTimeoutErrorCode> {
   override readonly name = 'WaitTimeoutError';
-  readonly code = 'WAIT_TIMEOUT';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(WaitTimeoutErrorCode.Timeout, message, options);
+  }
+}
+
+export function isWaitTimeoutError(e: unknown, code?: WaitTimeoutErrorCode): e is WaitTimeoutError {
+  return e instanceof WaitTimeoutError && (code === undefined || e.code === code);
 }
 
 /**

@@ -60,3 +60,7 @@ export function fromServiceError(e: grpc.ServiceError, what: string): TrainerErr
   else code = TrainerErrorCode.Failed;
   return new TrainerError(code, `${what}: ${e.details || e.message}`, { cause: e });
 }
+
+export function isTrainerError(e: unknown, code?: TrainerErrorCode): e is TrainerError {
+  return e instanceof TrainerError && (code === undefined || e.code === code);
+}

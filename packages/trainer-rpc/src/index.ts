@@ -8,6 +8,7 @@ export {
   TrainerError,
   TrainerErrorCode,
   fromServiceError,
+  isTrainerError,
   toServiceError,
 } from './errors.js';
 export { validateTrainRequest, validateTrainResult, validateTrainTraces, type ValidateOptions } from './train-validate.js';

@@ -1,6 +1,7 @@
 // Judge records: one JSON line per judged trajectory — the task, the trajectory (proto JSON), the
 // verdict, the shadow verdict and a label. `owrl judge export` writes them (a data set fit for
 // distilling a new judge) and `owrl judge eval --labels` reads them. Format: docs/judge.md.
+import { OwrlError } from '@owrl/core';
 import {
   fromJson,
   toJson,
@@ -41,15 +42,25 @@ export interface JudgeRecord {
   trajectory: JsonValue;
 }
 
-export class JudgeRecordError extends Error {
-  override name = 'JudgeRecordError';
+export const JudgeRecordErrorCode = {
+  /** A line of a judge-record file is not a labelled record; names the line and the field. */
+  Invalid: 'CLI_JUDGE_RECORD_INVALID',
+} as const;
+export type JudgeRecordErrorCode = (typeof JudgeRecordErrorCode)[keyof typeof JudgeRecordErrorCode];
+
+export class JudgeRecordError extends OwrlError<JudgeRecordErrorCode> {
+  override readonly name = 'JudgeRecordError';
   constructor(
     readonly line: number,
     readonly field: string,
     message: string,
   ) {
-    super(`line ${line}: ${field}: ${message}`);
+    super(JudgeRecordErrorCode.Invalid, `line ${line}: ${field}: ${message}`);
   }
+}
+
+export function isJudgeRecordError(e: unknown, code?: JudgeRecordErrorCode): e is JudgeRecordError {
+  return e instanceof JudgeRecordError && (code === undefined || e.code === code);
 }
 
 function verdictRecord(v: Verdict | undefined): VerdictRecord | null {

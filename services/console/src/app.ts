@@ -10,6 +10,7 @@ import type { Blacklist, BlacklistEntry, ScreenshotStore } from '@owrl/bus';
 import type { Logger } from '@owrl/core';
 import { BlacklistInfoSchema, make, type RunEvent, type RunState } from '@owrl/proto';
 import { isGrpcError, type LearnerClient } from '@owrl/learner-client';
+import { HttpError, HttpErrorCode, isHttpError } from './errors.js';
 import { errorPage, groupPage, overviewLive, overviewPage, roundPage, trajectoryPage } from './views.js';
 
 export interface ConsoleAppOptions {
@@ -26,15 +27,6 @@ export interface ConsoleAppOptions {
 const MAX_BODY = 64 * 1024;
 const HOST_RE = /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i;
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function sameToken(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -43,17 +35,17 @@ function sameToken(a: string, b: string): boolean {
 
 /** gRPC status of a learner call → HTTP status and message. */
 function fromGrpc(e: unknown): HttpError {
-  if (!isGrpcError(e)) return new HttpError(500, (e as Error)?.message ?? String(e));
-  const map: Partial<Record<grpc.status, number>> = {
-    [grpc.status.UNAUTHENTICATED]: 401,
-    [grpc.status.PERMISSION_DENIED]: 403,
-    [grpc.status.FAILED_PRECONDITION]: 409,
-    [grpc.status.NOT_FOUND]: 404,
-    [grpc.status.INVALID_ARGUMENT]: 400,
-    [grpc.status.UNAVAILABLE]: 503,
-    [grpc.status.DEADLINE_EXCEEDED]: 504,
+  if (!isGrpcError(e)) return new HttpError(HttpErrorCode.Internal, (e as Error)?.message ?? String(e));
+  const map: Partial<Record<grpc.status, HttpErrorCode>> = {
+    [grpc.status.UNAUTHENTICATED]: HttpErrorCode.Unauthorized,
+    [grpc.status.PERMISSION_DENIED]: HttpErrorCode.Forbidden,
+    [grpc.status.FAILED_PRECONDITION]: HttpErrorCode.Conflict,
+    [grpc.status.NOT_FOUND]: HttpErrorCode.NotFound,
+    [grpc.status.INVALID_ARGUMENT]: HttpErrorCode.BadRequest,
+    [grpc.status.UNAVAILABLE]: HttpErrorCode.Unavailable,
+    [grpc.status.DEADLINE_EXCEEDED]: HttpErrorCode.GatewayTimeout,
   };
-  return new HttpError(map[e.code] ?? 502, `learner: ${e.details || e.message}`);
+  return new HttpError(map[e.code] ?? HttpErrorCode.BadGateway, `learner: ${e.details || e.message}`);
 }
 
 export class ConsoleApp {
@@ -158,13 +150,13 @@ export class ConsoleApp {
     const path = url.pathname;
     try {
       if (req.method === 'POST') return await this.control(path, req, res);
-      if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, `${req.method} is not served`);
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(HttpErrorCode.MethodNotAllowed, `${req.method} is not served`);
       if (path === '/') return this.html(res, overviewPage(this.view(), this.lastError));
       if (path === '/events') return this.events$(req, res);
       if (path === '/healthz') return this.json(res, this.state ? 200 : 503, { learner: this.state ? 'connected' : (this.lastError ?? 'waiting') });
       if (path === '/api/state') {
         const s = this.view();
-        if (!s) throw new HttpError(503, this.lastError ?? 'no run state yet');
+        if (!s) throw new HttpError(HttpErrorCode.Unavailable, this.lastError ?? 'no run state yet');
         return this.json(res, 200, { runId: s.runId, phase: s.phase, round: String(s.round), resourceVersion: String(s.resourceVersion), policyVersion: String(s.policyVersion) });
       }
       let m = /^\/rounds\/(\d+)$/.exec(path);
@@ -179,7 +171,7 @@ export class ConsoleApp {
         const gi = Number(m[2]);
         const groups = await this.o.learner.listGroups(round).catch((e: unknown) => Promise.reject(fromGrpc(e)));
         const g = groups.groups.find((x) => x.group === gi);
-        if (!g) throw new HttpError(404, `round ${round} has no group ${gi} (the learner keeps recent rounds only)`);
+        if (!g) throw new HttpError(HttpErrorCode.NotFound, `round ${round} has no group ${gi} (the learner keeps recent rounds only)`);
         const trajs = await Promise.all(
           g.trajectoryIds.map(async (id) => {
             try {
@@ -193,16 +185,16 @@ export class ConsoleApp {
       }
       if (path === '/trajectory') {
         const id = url.searchParams.get('id') ?? '';
-        if (id === '') throw new HttpError(400, 'query parameter id (a trajectory id) is missing');
+        if (id === '') throw new HttpError(HttpErrorCode.BadRequest, 'query parameter id (a trajectory id) is missing');
         const step = Number(url.searchParams.get('step') ?? '0');
         const t = await this.o.learner.getTrajectory(id).catch((e: unknown) => Promise.reject(fromGrpc(e)));
         return this.html(res, trajectoryPage(id, t, Number.isInteger(step) ? step : 0));
       }
       m = /^\/shots\/([0-9a-f]{64})$/.exec(path);
       if (m) return await this.shot(m[1] ?? '', res);
-      throw new HttpError(404, `no page at ${path}`);
+      throw new HttpError(HttpErrorCode.NotFound, `no page at ${path}`);
     } catch (e) {
-      const err = e instanceof HttpError ? e : new HttpError(500, (e as Error)?.message ?? String(e));
+      const err = isHttpError(e) ? e : new HttpError(HttpErrorCode.Internal, (e as Error)?.message ?? String(e));
       if (err.status >= 500) this.o.logger.warn({ err: e, path }, 'console request failed');
       if (res.headersSent) return void res.end();
       if (path.startsWith('/api/')) return this.json(res, err.status, { error: err.message });
@@ -233,20 +225,20 @@ export class ConsoleApp {
   }
 
   private async shot(sha: string, res: http.ServerResponse): Promise<void> {
-    if (!this.o.shots) throw new HttpError(404, 'this console has no screenshot store');
+    if (!this.o.shots) throw new HttpError(HttpErrorCode.NotFound, 'this console has no screenshot store');
     const img = await this.o.shots.get(sha);
-    if (!img) throw new HttpError(404, `screenshot ${sha} is not in the store (never stored, or past its retention)`);
+    if (!img) throw new HttpError(HttpErrorCode.NotFound, `screenshot ${sha} is not in the store (never stored, or past its retention)`);
     res.writeHead(200, { 'content-type': img.mime, 'content-length': img.bytes.length, 'cache-control': 'public, max-age=31536000, immutable' }).end(img.bytes);
   }
 
   private async body(req: http.IncomingMessage): Promise<Record<string, unknown>> {
     // JSON only: a cross-site form cannot send it without the browser asking first (CSRF guard).
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) throw new HttpError(415, 'control calls take a JSON body (content-type application/json)');
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) throw new HttpError(HttpErrorCode.UnsupportedMediaType, 'control calls take a JSON body (content-type application/json)');
     const chunks: Buffer[] = [];
     let n = 0;
     for await (const c of req) {
       n += (c as Buffer).length;
-      if (n > MAX_BODY) throw new HttpError(413, 'request body too large');
+      if (n > MAX_BODY) throw new HttpError(HttpErrorCode.BodyTooLarge, 'request body too large');
       chunks.push(c as Buffer);
     }
     try {
@@ -254,7 +246,7 @@ export class ConsoleApp {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an object');
       return v as Record<string, unknown>;
     } catch (e) {
-      throw new HttpError(400, `request body is not a JSON object: ${(e as Error).message}`);
+      throw new HttpError(HttpErrorCode.BadRequest, `request body is not a JSON object: ${(e as Error).message}`);
     }
   }
 
@@ -274,23 +266,23 @@ export class ConsoleApp {
       }
     }
     if (path === '/api/blacklist') {
-      if (!this.o.blacklist) throw new HttpError(503, 'this console has no NATS connection for the blacklist');
-      if (!this.o.controlToken) throw new HttpError(409, 'blacklist edits are disabled: start the console with OWRL_CONTROL_TOKEN set');
-      if (!sameToken(token, this.o.controlToken)) throw new HttpError(401, 'missing or wrong control token');
+      if (!this.o.blacklist) throw new HttpError(HttpErrorCode.Unavailable, 'this console has no NATS connection for the blacklist');
+      if (!this.o.controlToken) throw new HttpError(HttpErrorCode.Conflict, 'blacklist edits are disabled: start the console with OWRL_CONTROL_TOKEN set');
+      if (!sameToken(token, this.o.controlToken)) throw new HttpError(HttpErrorCode.Unauthorized, 'missing or wrong control token');
       const host = typeof b['host'] === 'string' ? b['host'].trim().toLowerCase() : '';
-      if (!HOST_RE.test(host)) throw new HttpError(400, `host ${JSON.stringify(b['host'])} is not a host or host:port`);
+      if (!HOST_RE.test(host)) throw new HttpError(HttpErrorCode.BadRequest, `host ${JSON.stringify(b['host'])} is not a host or host:port`);
       const action = b['action'];
       if (action === 'remove') {
         const removed = await this.o.blacklist.remove(host);
         await this.refreshBlacklist();
         this.schedulePush();
-        if (!removed) throw new HttpError(404, `${host} is not blacklisted`);
+        if (!removed) throw new HttpError(HttpErrorCode.NotFound, `${host} is not blacklisted`);
         this.o.logger.info({ host }, 'blacklist entry removed from the console');
         return this.json(res, 200, { message: `removed ${host}` });
       }
       if (action === 'add') {
         const ttl = Number(b['ttlMinutes'] ?? 30);
-        if (!Number.isFinite(ttl) || ttl <= 0 || ttl > 60 * 24 * 30) throw new HttpError(400, `ttlMinutes ${JSON.stringify(b['ttlMinutes'])} must be a number of minutes in (0, 43200]`);
+        if (!Number.isFinite(ttl) || ttl <= 0 || ttl > 60 * 24 * 30) throw new HttpError(HttpErrorCode.BadRequest, `ttlMinutes ${JSON.stringify(b['ttlMinutes'])} must be a number of minutes in (0, 43200]`);
         const reason = typeof b['reason'] === 'string' && b['reason'].trim() !== '' ? b['reason'].trim().slice(0, 200) : 'manual';
         await this.o.blacklist.add(host, { reason, failures: 0, untilMs: Date.now() + Math.round(ttl * 60_000) });
         await this.refreshBlacklist();
@@ -298,8 +290,8 @@ export class ConsoleApp {
         this.o.logger.info({ host, reason, ttlMinutes: ttl }, 'host blacklisted from the console');
         return this.json(res, 200, { message: `blacklisted ${host}` });
       }
-      throw new HttpError(400, `action ${JSON.stringify(action)} must be "add" or "remove"`);
+      throw new HttpError(HttpErrorCode.BadRequest, `action ${JSON.stringify(action)} must be "add" or "remove"`);
     }
-    throw new HttpError(404, `no control call at ${path}`);
+    throw new HttpError(HttpErrorCode.NotFound, `no control call at ${path}`);
   }
 }

@@ -7,9 +7,9 @@ export const SitesErrorCode = {
 } as const;
 export type SitesErrorCode = (typeof SitesErrorCode)[keyof typeof SitesErrorCode];
 
-export class SitesError extends OwrlError {
-  override name = 'SitesError';
-  declare readonly code: SitesErrorCode;
+export class SitesError extends OwrlError<SitesErrorCode> {
+  // string, not the literal: FaultRuleError names itself
+  override readonly name: string = 'SitesError';
   /** HTTP status to answer with, for request errors. */
   readonly status: number;
 
@@ -17,4 +17,8 @@ export class SitesError extends OwrlError {
     super(code, message, options.cause === undefined ? undefined : { cause: options.cause });
     this.status = options.status ?? 400;
   }
+}
+
+export function isSitesError(e: unknown, code?: SitesErrorCode): e is SitesError {
+  return e instanceof SitesError && (code === undefined || e.code === code);
 }

@@ -62,13 +62,17 @@ export interface FaultRule {
 
 /** A rule that does not validate; `field` is its JSON path (`fault.code`, `match.path`...). */
 export class FaultRuleError extends SitesError {
-  override name = 'FaultRuleError';
+  override readonly name = 'FaultRuleError';
   readonly field: string;
 
   constructor(field: string, message: string) {
     super(SitesErrorCode.BadRequest, `${field}: ${message}`);
     this.field = field;
   }
+}
+
+export function isFaultRuleError(e: unknown): e is FaultRuleError {
+  return e instanceof FaultRuleError;
 }
 
 type Obj = Record<string, unknown>;
