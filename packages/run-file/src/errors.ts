@@ -39,6 +39,6 @@ export class RunFileError extends OwrlError<RunFileErrorCode> {
   }
 }
 
-export function isRunFileError(e: unknown): e is RunFileError {
-  return e instanceof RunFileError;
+export function isRunFileError(e: unknown, code?: RunFileErrorCode): e is RunFileError {
+  return e instanceof RunFileError && (code === undefined || e.code === code);
 }

@@ -4,7 +4,8 @@
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from './usage.js';
+import { isTrainRefused } from './train/train-refused.js';
+import { isUsageError, UsageError } from './usage.js';
 
 const HELP = `owrl — online RL for web agents
 
@@ -140,10 +141,10 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     // A coded error (JUDGE_MODEL_DEVICE_UNAVAILABLE, …) says its code, so scripts and people can match it.
-    const code = e instanceof UsageError ? undefined : (e as { code?: unknown }).code;
+    const code = isUsageError(e) ? undefined : (e as { code?: unknown }).code;
     // Problems located in a file (`FILE:LINE:COL: key: message`) stand at the start of their lines.
-    const located = (e as { located?: unknown }).located === true;
+    const located = isTrainRefused(e) && e.located;
     process.stderr.write(`${located ? '' : 'owrl: '}${typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code) ? `${code}: ` : ''}${(e as Error).message}\n`);
-    process.exit(e instanceof UsageError ? 2 : 1);
+    process.exit(isUsageError(e) ? 2 : 1);
   },
 );

@@ -9,7 +9,7 @@ export const UsageErrorCode = {
 export type UsageErrorCode = (typeof UsageErrorCode)[keyof typeof UsageErrorCode];
 
 export class UsageError extends OwrlError<UsageErrorCode> {
-  override readonly name = 'UsageError';
+  override readonly name: string = 'UsageError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(UsageErrorCode.BadUsage, message, options);
   }

@@ -5,6 +5,7 @@
 import { UsageError } from '../usage.js';
 
 export class TrainRefused extends UsageError {
+  override readonly name: string = 'TrainRefused';
   /** The message is `FILE:LINE:COL: key: message` lines, printed without a prefix. */
   readonly located: boolean;
 
@@ -12,4 +13,8 @@ export class TrainRefused extends UsageError {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.located = options.located ?? false;
   }
+}
+
+export function isTrainRefused(e: unknown): e is TrainRefused {
+  return e instanceof TrainRefused;
 }
