@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file owrl/v1/trainer.proto.
  */
 export const file_owrl_v1_trainer: GenFile = /*@__PURE__*/
-  fileDesc("ChVvd3JsL3YxL3RyYWluZXIucHJvdG8SB293cmwudjEiFwoVR2V0VHJhaW5lckluZm9SZXF1ZXN0IsEBCgtUcmFpbmVySW5mbxIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIMCgRuYW1lGAIgASgJEhMKC3RyYWNlX2tpbmRzGAMgAygJEhUKDWFydGlmYWN0X2tpbmQYBCABKAkSFgoObGF0ZXN0X3ZlcnNpb24YBSABKAQSGwoTcmVzdG9yYWJsZV92ZXJzaW9ucxgGIAMoBBIXCg9tYXhfZ3JvdXBfYnl0ZXMYByABKAQSEgoKYmFzZV9tb2RlbBgIIAEoCSLBAQoQVHJhaW5IeXBlcnBhcmFtcxISCgpwcG9fZXBvY2hzGAEgASgNEhAKCGNsaXBfbG93GAIgASgBEhEKCWNsaXBfaGlnaBgDIAEoARIVCg1sZWFybmluZ19yYXRlGAQgASgBEhMKC21pbmliYXRjaGVzGAUgASgNEg8KB2tsX3N0b3AYBiABKAESEAoIbG9zc19hZ2cYByABKAkSEwoLdGVtcGVyYXR1cmUYCCABKAESEAoIdHJ1c3Rfa2wYCSABKAEi6wEKC1RyYWluSGVhZGVyEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEg4KBnJ1bl9pZBgCIAEoCRIQCghiYXRjaF9pZBgDIAEoCRIUCgxiYXNlX3ZlcnNpb24YBCABKAQSFgoOdGFyZ2V0X3ZlcnNpb24YBSABKAQSKAoFaHlwZXIYBiABKAsyGS5vd3JsLnYxLlRyYWluSHlwZXJwYXJhbXMSDgoGZ3JvdXBzGAcgASgNEg8KB3NhbXBsZXMYCCABKA0SEQoJaW1hZ2VfdXJsGAkgASgJEhYKDmltYWdlc19taXNzaW5nGAogASgNIj8KCVRyYWluU3RlcBINCgVpbmRleBgBIAEoDRIjCgV0cmFjZRgCIAEoCzIULm93cmwudjEuUG9saWN5VHJhY2UiggEKC1RyYWluU2FtcGxlEhUKDXRyYWplY3RvcnlfaWQYASABKAkSDgoGcmV3YXJkGAIgASgBEhEKCWFkdmFudGFnZRgDIAEoARIWCg5wb2xpY3lfdmVyc2lvbhgEIAEoBBIhCgVzdGVwcxgFIAMoCzISLm93cmwudjEuVHJhaW5TdGVwImIKClRyYWluR3JvdXASDwoHdGFza19pZBgBIAEoCRINCgVyb3VuZBgCIAEoBBINCgVncm91cBgDIAEoDRIlCgdzYW1wbGVzGAQgAygLMhQub3dybC52MS5UcmFpblNhbXBsZSJiCgpUcmFpbkNodW5rEiYKBmhlYWRlchgBIAEoCzIULm93cmwudjEuVHJhaW5IZWFkZXJIABIkCgVncm91cBgCIAEoCzITLm93cmwudjEuVHJhaW5Hcm91cEgAQgYKBGtpbmQioQEKCUVwb2NoU3RhdBINCgVlcG9jaBgBIAEoDRIMCgRsb3NzGAIgASgBEhUKDWNsaXBfZnJhY3Rpb24YAyABKAESEQoJYXBwcm94X2tsGAQgASgBEhEKCWdyYWRfbm9ybRgFIAEoARISCgptZWFuX3JhdGlvGAYgASgBEhUKDWxlYXJuaW5nX3JhdGUYByABKAESDwoHYWN0aW9ucxgIIAEoBCL1AQoLVHJhaW5SZXN1bHQSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SEAoIYmF0Y2hfaWQYAiABKAkSDwoHdmVyc2lvbhgDIAEoBBIpCghhcnRpZmFjdBgEIAEoCzIXLm93cmwudjEuUG9saWN5QXJ0aWZhY3QSIgoGZXBvY2hzGAUgAygLMhIub3dybC52MS5FcG9jaFN0YXQSEAoIcmVwbGF5ZWQYBiABKAgSDwoHdHJhaW5fcxgHIAEoARIPCgdzYW1wbGVzGAggASgEEg8KB2FjdGlvbnMYCSABKAQSFwoPc2FtcGxlc19yZWZ1c2VkGAogASgEMocBCgdUcmFpbmVyEkYKDkdldFRyYWluZXJJbmZvEh4ub3dybC52MS5HZXRUcmFpbmVySW5mb1JlcXVlc3QaFC5vd3JsLnYxLlRyYWluZXJJbmZvEjQKBVRyYWluEhMub3dybC52MS5UcmFpbkNodW5rGhQub3dybC52MS5UcmFpblJlc3VsdCgBYgZwcm90bzM", [file_owrl_v1_policy, file_owrl_v1_trajectory]);
+  fileDesc("ChVvd3JsL3YxL3RyYWluZXIucHJvdG8SB293cmwudjEiFwoVR2V0VHJhaW5lckluZm9SZXF1ZXN0IsEBCgtUcmFpbmVySW5mbxIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIMCgRuYW1lGAIgASgJEhMKC3RyYWNlX2tpbmRzGAMgAygJEhUKDWFydGlmYWN0X2tpbmQYBCABKAkSFgoObGF0ZXN0X3ZlcnNpb24YBSABKAQSGwoTcmVzdG9yYWJsZV92ZXJzaW9ucxgGIAMoBBIXCg9tYXhfZ3JvdXBfYnl0ZXMYByABKAQSEgoKYmFzZV9tb2RlbBgIIAEoCSLBAQoQVHJhaW5IeXBlcnBhcmFtcxISCgpwcG9fZXBvY2hzGAEgASgNEhAKCGNsaXBfbG93GAIgASgBEhEKCWNsaXBfaGlnaBgDIAEoARIVCg1sZWFybmluZ19yYXRlGAQgASgBEhMKC21pbmliYXRjaGVzGAUgASgNEg8KB2tsX3N0b3AYBiABKAESEAoIbG9zc19hZ2cYByABKAkSEwoLdGVtcGVyYXR1cmUYCCABKAESEAoIdHJ1c3Rfa2wYCSABKAEi6wEKC1RyYWluSGVhZGVyEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEg4KBnJ1bl9pZBgCIAEoCRIQCghiYXRjaF9pZBgDIAEoCRIUCgxiYXNlX3ZlcnNpb24YBCABKAQSFgoOdGFyZ2V0X3ZlcnNpb24YBSABKAQSKAoFaHlwZXIYBiABKAsyGS5vd3JsLnYxLlRyYWluSHlwZXJwYXJhbXMSDgoGZ3JvdXBzGAcgASgNEg8KB3NhbXBsZXMYCCABKA0SEQoJaW1hZ2VfdXJsGAkgASgJEhYKDmltYWdlc19taXNzaW5nGAogASgNIj8KCVRyYWluU3RlcBINCgVpbmRleBgBIAEoDRIjCgV0cmFjZRgCIAEoCzIULm93cmwudjEuUG9saWN5VHJhY2UiggEKC1RyYWluU2FtcGxlEhUKDXRyYWplY3RvcnlfaWQYASABKAkSDgoGcmV3YXJkGAIgASgBEhEKCWFkdmFudGFnZRgDIAEoARIWCg5wb2xpY3lfdmVyc2lvbhgEIAEoBBIhCgVzdGVwcxgFIAMoCzISLm93cmwudjEuVHJhaW5TdGVwImIKClRyYWluR3JvdXASDwoHdGFza19pZBgBIAEoCRINCgVyb3VuZBgCIAEoBBINCgVncm91cBgDIAEoDRIlCgdzYW1wbGVzGAQgAygLMhQub3dybC52MS5UcmFpblNhbXBsZSJiCgpUcmFpbkNodW5rEiYKBmhlYWRlchgBIAEoCzIULm93cmwudjEuVHJhaW5IZWFkZXJIABIkCgVncm91cBgCIAEoCzITLm93cmwudjEuVHJhaW5Hcm91cEgAQgYKBGtpbmQioQEKCUVwb2NoU3RhdBINCgVlcG9jaBgBIAEoDRIMCgRsb3NzGAIgASgBEhUKDWNsaXBfZnJhY3Rpb24YAyABKAESEQoJYXBwcm94X2tsGAQgASgBEhEKCWdyYWRfbm9ybRgFIAEoARISCgptZWFuX3JhdGlvGAYgASgBEhUKDWxlYXJuaW5nX3JhdGUYByABKAESDwoHYWN0aW9ucxgIIAEoBCKhAgoLVHJhaW5SZXN1bHQSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SEAoIYmF0Y2hfaWQYAiABKAkSDwoHdmVyc2lvbhgDIAEoBBIpCghhcnRpZmFjdBgEIAEoCzIXLm93cmwudjEuUG9saWN5QXJ0aWZhY3QSIgoGZXBvY2hzGAUgAygLMhIub3dybC52MS5FcG9jaFN0YXQSEAoIcmVwbGF5ZWQYBiABKAgSDwoHdHJhaW5fcxgHIAEoARIPCgdzYW1wbGVzGAggASgEEg8KB2FjdGlvbnMYCSABKAQSFwoPc2FtcGxlc19yZWZ1c2VkGAogASgEEioKCm9mZl9wb2xpY3kYCyABKAsyFi5vd3JsLnYxLk9mZlBvbGljeVN0YXQiuwEKDU9mZlBvbGljeVN0YXQSFQoNcGFyaXR5X3Rva2VucxgBIAEoBBIbChNsb2dwcm9iX2dhcF9tYXhfYWJzGAIgASgBEhwKFGxvZ3Byb2JfZ2FwX21lYW5fYWJzGAMgASgBEgsKA2VzcxgEIAEoARIYChB0cnVuY2F0ZWRfdG9rZW5zGAUgASgEEhIKCmNvcnJlY3Rpb24YBiABKAkSHQoVcG9zaXRpdmVfbG9ncHJvYl9nYWluGAcgASgBMocBCgdUcmFpbmVyEkYKDkdldFRyYWluZXJJbmZvEh4ub3dybC52MS5HZXRUcmFpbmVySW5mb1JlcXVlc3QaFC5vd3JsLnYxLlRyYWluZXJJbmZvEjQKBVRyYWluEhMub3dybC52MS5UcmFpbkNodW5rGhQub3dybC52MS5UcmFpblJlc3VsdCgBYgZwcm90bzM", [file_owrl_v1_policy, file_owrl_v1_trajectory]);
 
 /**
  * @generated from message owrl.v1.GetTrainerInfoRequest
@@ -506,6 +506,13 @@ export type TrainResult = Message<"owrl.v1.TrainResult"> & {
    * @generated from field: uint64 samples_refused = 10;
    */
   samplesRefused: bigint;
+
+  /**
+   * Off-policy health of the update (token traces; unset for the pointer policy).
+   *
+   * @generated from field: owrl.v1.OffPolicyStat off_policy = 11;
+   */
+  offPolicy?: OffPolicyStat | undefined;
 };
 
 /**
@@ -514,6 +521,71 @@ export type TrainResult = Message<"owrl.v1.TrainResult"> & {
  */
 export const TrainResultSchema: GenMessage<TrainResult> = /*@__PURE__*/
   messageDesc(file_owrl_v1_trainer, 9);
+
+/**
+ * How far the behaviour log-probs (the engine's, recorded while sampling) are from the trainer's,
+ * and what the off-policy correction did about it. Computed before the first optimizer step.
+ *
+ * @generated from message owrl.v1.OffPolicyStat
+ */
+export type OffPolicyStat = Message<"owrl.v1.OffPolicyStat"> & {
+  /**
+   * Trained tokens whose behaviour version is base_version, compared one by one with the
+   * trainer's log-prob at base_version (engine/trainer parity).
+   *
+   * @generated from field: uint64 parity_tokens = 1;
+   */
+  parityTokens: bigint;
+
+  /**
+   * max and mean |behaviour log-prob - trainer log-prob| over those tokens.
+   *
+   * @generated from field: double logprob_gap_max_abs = 2;
+   */
+  logprobGapMaxAbs: number;
+
+  /**
+   * @generated from field: double logprob_gap_mean_abs = 3;
+   */
+  logprobGapMeanAbs: number;
+
+  /**
+   * Effective sample size of the importance weights exp(trainer - behaviour) over all trained
+   * tokens, as a fraction of the token count: (sum w)^2 / (n * sum w^2), in (0, 1].
+   *
+   * @generated from field: double ess = 4;
+   */
+  ess: number;
+
+  /**
+   * Tokens whose importance weight the correction truncated (truncated importance sampling).
+   *
+   * @generated from field: uint64 truncated_tokens = 5;
+   */
+  truncatedTokens: bigint;
+
+  /**
+   * The correction applied: "tis" (truncated importance sampling), "decoupled" (proximal ratio), "none".
+   *
+   * @generated from field: string correction = 6;
+   */
+  correction: string;
+
+  /**
+   * Mean over tokens of positive-advantage samples of (log-prob after the update - log-prob at
+   * base_version): positive when the update made the rewarded completions more likely.
+   *
+   * @generated from field: double positive_logprob_gain = 7;
+   */
+  positiveLogprobGain: number;
+};
+
+/**
+ * Describes the message owrl.v1.OffPolicyStat.
+ * Use `create(OffPolicyStatSchema)` to create a new message.
+ */
+export const OffPolicyStatSchema: GenMessage<OffPolicyStat> = /*@__PURE__*/
+  messageDesc(file_owrl_v1_trainer, 10);
 
 /**
  * @generated from service owrl.v1.Trainer
