@@ -126,6 +126,7 @@ export {
 export {
   EpochStatSchema,
   GetTrainerInfoRequestSchema,
+  OffPolicyStatSchema,
   TrainChunkSchema,
   TrainGroupSchema,
   TrainHeaderSchema,
@@ -138,6 +139,7 @@ export {
   file_owrl_v1_trainer,
   type EpochStat,
   type GetTrainerInfoRequest,
+  type OffPolicyStat,
   type TrainChunk,
   type TrainGroup,
   type TrainHeader,

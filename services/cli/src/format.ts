@@ -63,5 +63,11 @@ export function formatState(s: RunState): string {
   }
   const last = s.rounds[s.rounds.length - 1];
   if (last) lines.push(`last ${formatRound(last, s.roundsTotal)}`);
+  const op = [...s.rounds].reverse().find((r) => r.offPolicy)?.offPolicy;
+  if (op) {
+    lines.push(
+      `off-policy (latest update): engine/trainer log-prob gap max ${op.logprobGapMaxAbs.toExponential(2)} mean ${op.logprobGapMeanAbs.toExponential(2)} over ${op.parityTokens} tokens  ESS ${op.ess.toFixed(3)}  ${op.correction} truncated ${op.truncatedTokens}  positive-advantage gain ${op.positiveLogprobGain.toFixed(4)} nats`,
+    );
+  }
   return lines.join('\n');
 }

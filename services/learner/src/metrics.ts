@@ -39,6 +39,11 @@ export interface LearnerMetrics {
   /** Policy versions between the one a trained trajectory was produced with and the one it trains. */
   staleness: Histogram;
   /** Time of the trainer's update (PPO epochs). */
+  logprobGapMax: Gauge;
+  logprobGapMean: Gauge;
+  ess: Gauge;
+  truncatedTokens: Counter;
+  positiveLogprobGain: Gauge;
   updateSeconds: Histogram;
   /** Export + store + pointer publication of one policy version. */
   weightSyncSeconds: Histogram;
@@ -84,6 +89,11 @@ export function createLearnerMetrics(meter: Meter): LearnerMetrics {
     clipFractionLast: meter.histogram({ name: 'owrl_learner_last_epoch_clip_fraction_ratio', help: 'Clip fraction of the last PPO epoch of each update', buckets: RATIO_BUCKETS }),
     trustBacktracks: meter.counter({ name: 'owrl_learner_trust_region_backtracks_total', help: 'Step halvings made by the KL trust region (OWRL_TRUST_KL)' }),
     staleness: meter.histogram({ name: 'owrl_learner_staleness_versions', help: 'Policy versions between the version a trained trajectory was produced with and the version it trains', buckets: STALENESS_BUCKETS }),
+    logprobGapMax: meter.gauge({ name: 'owrl_learner_update_logprob_gap_max_nats', help: 'Largest |behaviour - trainer| log-prob over the tokens of the latest update sampled at its base version (engine/trainer parity, as the trainer reported it)' }),
+    logprobGapMean: meter.gauge({ name: 'owrl_learner_update_logprob_gap_mean_nats', help: 'Mean |behaviour - trainer| log-prob over the tokens of the latest update sampled at its base version' }),
+    ess: meter.gauge({ name: 'owrl_learner_update_ess_ratio', help: 'Effective sample size of the importance weights trainer/behaviour over the tokens of the latest update, as a fraction of the tokens' }),
+    truncatedTokens: meter.counter({ name: 'owrl_learner_update_truncated_tokens_total', help: 'Tokens whose importance weight the trainer truncated (truncated importance sampling)' }),
+    positiveLogprobGain: meter.gauge({ name: 'owrl_learner_update_positive_logprob_gain_nats', help: 'Mean change of log-prob, per token of positive-advantage samples, that the latest update made' }),
     updateSeconds: meter.histogram({ name: 'owrl_learner_update_seconds', help: 'Time of one policy update (the PPO epochs of the trainer)', buckets: FAST_BUCKETS }),
     weightSyncSeconds: meter.histogram({ name: 'owrl_learner_weight_sync_seconds', help: 'Time to export, store and publish one policy version (artifact and KV pointer)', buckets: FAST_BUCKETS }),
     ingestLagSeconds: meter.histogram({ name: 'owrl_learner_ingest_lag_seconds', help: 'Time from the judge scoring a trajectory to the learner ingesting it (bus and inbox)', buckets: FAST_BUCKETS }),

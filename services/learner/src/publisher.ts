@@ -21,7 +21,7 @@
 // same update), and `settleAhead` drops the request once the trained version is checkpointed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { make, PolicyArtifactSchema, prefetchSteps, toBinary, TrainHyperparamsSchema, type PolicyArtifact, type TrainerInfo, type TrainHyperparams, type TrainResult } from '@owrl/proto';
+import { make, PolicyArtifactSchema, prefetchSteps, toBinary, TrainHyperparamsSchema, type OffPolicyStat, type PolicyArtifact, type TrainerInfo, type TrainHyperparams, type TrainResult } from '@owrl/proto';
 import type { WeightsPointer } from '@owrl/bus';
 import { exportOnnx, POLICY_KIND, type PointerModel } from '@owrl/policy';
 import { InProcessPointerTrainer } from '@owrl/pointer-trainer';
@@ -76,6 +76,8 @@ export interface UpdateOutcome {
   imagesMissing: number;
   /** Samples the trainer refused (an image it could not fetch). */
   samplesRefused: number;
+  /** Engine/trainer log-prob parity and the off-policy correction, as a token trainer reported them. */
+  offPolicy?: OffPolicyStat;
 }
 
 export class PolicyPublisher {
@@ -320,7 +322,17 @@ export class PolicyPublisher {
     this.produced.set(Number(r.version), a);
     this.version = Math.max(this.version, Number(r.version));
     const o = this.outcomes.get(Number(r.version));
-    if (o) o.samplesRefused = Number(r.samplesRefused);
+    if (o) {
+      o.samplesRefused = Number(r.samplesRefused);
+      if (r.offPolicy) o.offPolicy = r.offPolicy;
+    }
+    const op = r.offPolicy;
+    if (op) {
+      this.d.logger.info(
+        { policyVersion: Number(r.version), parityTokens: Number(op.parityTokens), logprobGapMaxAbs: op.logprobGapMaxAbs, logprobGapMeanAbs: op.logprobGapMeanAbs, ess: op.ess, truncatedTokens: Number(op.truncatedTokens), correction: op.correction, positiveLogprobGain: op.positiveLogprobGain },
+        'off-policy health of the update (engine/trainer log-prob gap, effective sample size)',
+      );
+    }
     if (r.samplesRefused > 0n) this.d.logger.warn({ policyVersion: Number(r.version), samplesRefused: Number(r.samplesRefused) }, 'the trainer refused samples (an image it could not fetch); the rest trained');
     if (this.remote) {
       const file = this.recordFile(Number(r.version));

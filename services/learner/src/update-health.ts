@@ -1,7 +1,7 @@
 // Update health of one policy update, recorded once into the round summary (RunState) and the
 // metrics: per PPO epoch loss, clip fraction, approximate KL, gradient norm, mean ratio and the
 // effective learning rate the trust region allowed.
-import type { RoundSummary } from '@owrl/proto';
+import type { OffPolicyStat, RoundSummary } from '@owrl/proto';
 import { epochStatMessage, type EpochStats } from '@owrl/rl';
 import type { LearnerMetrics } from './metrics.js';
 
@@ -21,4 +21,14 @@ export function recordUpdateHealth(summary: RoundSummary, epochs: readonly Epoch
     if (e.backtracks > 0) metrics.trustBacktracks.inc(e.backtracks);
   }
   if (last) metrics.clipFractionLast.observe(last.clipFraction);
+}
+
+/** The trainer's off-policy figures of an update: into the round summary and the metrics. */
+export function recordOffPolicy(summary: RoundSummary, op: OffPolicyStat, metrics: LearnerMetrics): void {
+  summary.offPolicy = op;
+  metrics.logprobGapMax.set(op.logprobGapMaxAbs);
+  metrics.logprobGapMean.set(op.logprobGapMeanAbs);
+  metrics.ess.set(op.ess);
+  metrics.truncatedTokens.inc(Number(op.truncatedTokens));
+  metrics.positiveLogprobGain.set(op.positiveLogprobGain);
 }

@@ -5,7 +5,7 @@ import type { RoundSummary, RunCounters } from '@owrl/proto';
 import type { UpdateStats } from '@owrl/rl';
 import type { LearnerMetrics } from './metrics.js';
 import type { PolicyPublisher, UpdateOutcome } from './publisher.js';
-import { recordUpdateHealth } from './update-health.js';
+import { recordOffPolicy, recordUpdateHealth } from './update-health.js';
 
 /** Records a trained update that took `seconds` into its round's `summary`, the run `counters` and the metrics. */
 export function recordUpdate(summary: RoundSummary, u: UpdateStats, outcome: UpdateOutcome, seconds: number, counters: RunCounters, metrics: LearnerMetrics): void {
@@ -15,6 +15,7 @@ export function recordUpdate(summary: RoundSummary, u: UpdateStats, outcome: Upd
   counters.samplesNotSent += BigInt(outcome.samplesNotSent);
   counters.samplesRefused += BigInt(outcome.samplesRefused);
   recordUpdateHealth(summary, u.epochs, metrics);
+  if (outcome.offPolicy) recordOffPolicy(summary, outcome.offPolicy, metrics);
   summary.updateS = seconds;
   metrics.updateSeconds.observe(seconds);
 }

@@ -3,11 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PointerModel, toCsr } from '@owrl/policy';
-import { make, RoundSummarySchema } from '@owrl/proto';
+import { make, OffPolicyStatSchema, RoundSummarySchema } from '@owrl/proto';
 import { Adam, GrpoTrainer } from '@owrl/rl';
 import { PromMeter, startMetricsServer } from '@owrl/telemetry';
 import { createLearnerMetrics } from '../src/metrics.js';
-import { recordUpdateHealth } from '../src/update-health.js';
+import { recordOffPolicy, recordUpdateHealth } from '../src/update-health.js';
 
 function value(text: string, series: string): number {
   const line = text.split('\n').find((l) => l.startsWith(series + ' '));
@@ -64,6 +64,28 @@ void test('RL series with units: update health per epoch, reward, staleness, upd
     const names = new Set(text.split('\n').filter((l) => l.startsWith('# TYPE owrl_')).map((l) => l.split(' ')[2]));
     for (const n of names) assert.match(text, new RegExp(`# HELP ${n} \\S`), `help of ${n}`);
     assert.ok(names.size >= 20, `${names.size} series`);
+  } finally {
+    await srv.close();
+  }
+});
+
+void test("a token trainer's off-policy figures land in the round summary and the metrics", async () => {
+  const meter = new PromMeter('learner', { defaultMetrics: false });
+  const m = createLearnerMetrics(meter);
+  const summary = make(RoundSummarySchema, {});
+  const op = make(OffPolicyStatSchema, { parityTokens: 40n, logprobGapMaxAbs: 3e-5, logprobGapMeanAbs: 1e-6, ess: 0.97, truncatedTokens: 2n, correction: 'tis', positiveLogprobGain: 0.05 });
+  recordOffPolicy(summary, op, m);
+  recordOffPolicy(summary, make(OffPolicyStatSchema, { ...op, truncatedTokens: 3n, ess: 0.9 }), m);
+  assert.equal(summary.offPolicy?.correction, 'tis');
+  assert.equal(summary.offPolicy?.ess, 0.9, 'the summary holds the latest update');
+  const srv = await startMetricsServer(meter, { port: 0, host: '127.0.0.1' });
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${srv.port}/metrics`)).text();
+    assert.equal(value(text, 'owrl_learner_update_logprob_gap_max_nats{service="learner"}'), 3e-5);
+    assert.equal(value(text, 'owrl_learner_update_logprob_gap_mean_nats{service="learner"}'), 1e-6);
+    assert.equal(value(text, 'owrl_learner_update_ess_ratio{service="learner"}'), 0.9);
+    assert.equal(value(text, 'owrl_learner_update_truncated_tokens_total{service="learner"}'), 5, 'truncated tokens add up over updates');
+    assert.equal(value(text, 'owrl_learner_update_positive_logprob_gain_nats{service="learner"}'), 0.05);
   } finally {
     await srv.close();
   }
