@@ -7,9 +7,19 @@ import { spawnSync } from 'node:child_process';
 /** Debian packages that give /usr/bin/python3 what the trainer and its tests import. */
 export const PYTHON_DEBIAN_PACKAGES = ['python3-torch', 'python3-grpcio', 'python3-protobuf', 'python3-pytest', 'python3-pil', 'python3-numpy'];
 
+const INSTALL_HINT = `Install them (Debian/Ubuntu: \`sudo apt-get install ${PYTHON_DEBIAN_PACKAGES.join(' ')}\`; elsewhere pip install torch grpcio protobuf pytest pillow numpy) or set OWRL_PYTHON to a Python that has them`;
+
 /** The modules of `modules` that `python` cannot import (all of them when it does not run). */
 export function missingModules(python, modules) {
-  const probe = `import importlib.util, sys\nprint(",".join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))`;
+  const probe = [
+    'import importlib.util, sys',
+    'def found(m):',
+    '    try:',
+    '        return importlib.util.find_spec(m) is not None',
+    '    except ImportError:',
+    '        return False',
+    'print(",".join(m for m in sys.argv[1:] if not found(m)))',
+  ].join('\n');
   const r = spawnSync(python, ['-c', probe, ...modules], { encoding: 'utf8' });
   if (r.status !== 0) return [...modules];
   const out = r.stdout.trim();
@@ -26,7 +36,7 @@ export function findPython(modules) {
   if (forced) {
     const missing = missingModules(forced, modules);
     if (missing.length === 0) return { python: forced };
-    return { error: `OWRL_PYTHON=${forced} cannot import ${missing.join(', ')}` };
+    return { error: `OWRL_PYTHON=${forced} cannot import ${missing.join(', ')}. ${INSTALL_HINT}` };
   }
   const tried = [];
   for (const candidate of ['python3', '/usr/bin/python3']) {
@@ -34,7 +44,5 @@ export function findPython(modules) {
     if (missing.length === 0) return { python: candidate };
     tried.push(`${candidate} lacks ${missing.join(', ')}`);
   }
-  return {
-    error: `no Python imports ${modules.join(', ')} (${tried.join('; ')}). Install them (Debian/Ubuntu: \`sudo apt-get install ${PYTHON_DEBIAN_PACKAGES.join(' ')}\`; elsewhere pip install torch grpcio protobuf pytest pillow) or set OWRL_PYTHON to a Python that has them`,
-  };
+  return { error: `no Python imports ${modules.join(', ')} (${tried.join('; ')}). ${INSTALL_HINT}` };
 }

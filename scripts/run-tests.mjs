@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // Runs the compiled test files (dist/test/**/*.test.js of every workspace, and test/dist/**) with
-// node's test runner. `--packages` runs only the tests of packages/* (they still start a real
+// node's test runner, then the PyTorch trainer's pytest suite (trainers/torch/tests) with the Python
+// scripts/python.mjs picks ($OWRL_PYTHON, else python3 or /usr/bin/python3 with torch and grpc),
+// exported as OWRL_PYTHON to the node tests too so that every test starts the same one; without
+// such a Python the run fails, naming what to install. `--packages` runs only the tests of packages/* (they still start a real
 // nats-server or Chromium where they test against one; the services' and cross-service tests are
 // left out); `--system` runs only the whole-system fault and restart tests of test/system (many
 // processes, minutes each; `npm run test:system`, also run by CI), which a plain run leaves out;
-// file filters may follow and then select among all test files.
+// file filters may follow and then select among all test files (a filter naming trainers/torch, or
+// a part of a pytest file's path, selects the pytest suite).
 //
 // Files run two at a time (`--concurrency N` to change; node's own default is one on 2 cores; the
 // system tests run one at a time), except those whose source starts with a `// test-run: alone
@@ -15,6 +19,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findPython } from './python.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -57,7 +62,21 @@ let files = roots.flatMap(walk).sort();
 if (filters.length > 0) files = files.filter((f) => filters.some((x) => f.includes(x)));
 else if (systemOnly) files = files.filter((f) => f.startsWith(systemDir));
 else files = files.filter((f) => !f.startsWith(systemDir));
-if (files.length === 0) {
+
+// The PyTorch trainer's suite: with a plain run, or when a filter names it or one of its files.
+const torchDir = path.join(root, 'trainers', 'torch');
+const pytestFiles = fs.existsSync(path.join(torchDir, 'tests'))
+  ? fs.readdirSync(path.join(torchDir, 'tests')).filter((f) => /^test_.*\.py$/.test(f)).map((f) => path.join('trainers', 'torch', 'tests', f))
+  : [];
+const pytestSelected = filters.length > 0 ? pytestFiles.filter((f) => filters.some((x) => f.includes(x))) : packagesOnly || systemOnly ? [] : pytestFiles;
+const python = pytestSelected.length > 0 || files.some((f) => f.includes('torch')) ? findPython(['torch', 'grpc', 'google.protobuf', 'pytest', 'PIL']) : undefined;
+if (pytestSelected.length > 0 && python && 'error' in python) {
+  console.error(`cannot run the PyTorch trainer's tests (trainers/torch/tests): ${python.error}. \`node scripts/setup.mjs --for test\` installs them as root with apt.`);
+  process.exit(1);
+}
+const testEnv = python && 'python' in python ? { ...process.env, OWRL_PYTHON: python.python } : process.env;
+
+if (files.length === 0 && pytestSelected.length === 0) {
   console.error('no test files found: run `npm run build` first');
   process.exit(1);
 }
@@ -86,8 +105,22 @@ for (const [batch, n] of [
   const r = spawnSync(
     process.execPath,
     ['--test', `--test-concurrency=${n}`, '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${timesFile}`, ...batch],
-    { stdio: 'inherit', cwd: root },
+    { stdio: 'inherit', cwd: root, env: testEnv },
   );
+  if ((r.status ?? 1) !== 0) status = r.status ?? 1;
+}
+
+let pytestMs;
+if (pytestSelected.length > 0 && python && 'python' in python) {
+  const all = pytestSelected.length === pytestFiles.length;
+  console.log(`\n# pytest (${python.python}): ${all ? 'trainers/torch/tests' : pytestSelected.join(' ')}`);
+  const p0 = Date.now();
+  const r = spawnSync(python.python, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...(all ? ['tests'] : pytestSelected.map((f) => path.relative(torchDir, path.join(root, f))))], {
+    stdio: 'inherit',
+    cwd: torchDir,
+    env: { ...testEnv, PYTHONDONTWRITEBYTECODE: '1' },
+  });
+  pytestMs = Date.now() - p0;
   if ((r.status ?? 1) !== 0) status = r.status ?? 1;
 }
 
@@ -101,7 +134,8 @@ for (const timesFile of timesFiles.filter((f) => fs.existsSync(f))) {
   }
 }
 fs.rmSync(timesDir, { recursive: true, force: true });
+if (pytestMs !== undefined) perFile.set(path.join(torchDir, 'tests (pytest)'), pytestMs);
 const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 15);
-console.log(`\ntest files: ${files.length} (${shared.length} run ${concurrency} at a time, then ${alone.length} alone); wall ${((Date.now() - t0) / 1000).toFixed(0)} s; slowest:`);
+console.log(`\ntest files: ${files.length} (${shared.length} run ${concurrency} at a time, then ${alone.length} alone)${pytestMs !== undefined ? `, and the pytest suite of ${pytestSelected.length} files` : ''}; wall ${((Date.now() - t0) / 1000).toFixed(0)} s; slowest:`);
 for (const [f, ms] of slowest) console.log(`  ${(ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(root, f)}${alone.includes(f) ? '  (alone)' : ''}`);
 process.exit(status);

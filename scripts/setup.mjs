@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Installs what a fresh machine is missing before `npm test`, `npm run demo` or `npm run bench`:
-// the npm packages, and nats-server, Chromium (and for tests promtool) through the system package manager when this
+// the npm packages, and nats-server, Chromium (and for tests promtool, and the PyTorch trainer's
+// Python packages with protoc and gRPC's Python plugin) through the system package manager when this
 // user may (root with apt-get); otherwise it says exactly what to install. Uses only Node built-ins.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findPython, PYTHON_DEBIAN_PACKAGES } from './python.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const purpose = process.argv[process.argv.indexOf('--for') + 1] ?? 'demo';
@@ -93,5 +95,16 @@ if (!fs.existsSync('/usr/bin/chromium-headless-shell')) {
 const promtoolFound = () => [process.env.PROMTOOL, '/usr/bin/promtool', '/usr/local/bin/promtool'].some((p) => p && fs.existsSync(p));
 if (purpose === 'test' && !promtoolFound()) {
   ensureOptional('promtool', ['prometheus'], 'Debian: `sudo apt-get install prometheus`, or PROMTOOL=path', 'the metrics tests check owrl\'s own exposition rules only');
+}
+// 5. The PyTorch trainer (trainers/torch) for its pytest suite and the torch loop test: a Python with
+// torch, grpcio, protobuf, pytest and PIL (Debian's, /usr/bin/python3, when the first python3 on
+// PATH lacks them), and for `npm run gen` / `gen:check` protoc with gRPC's Python plugin.
+if (purpose === 'test') {
+  const modules = ['torch', 'grpc', 'google.protobuf', 'pytest', 'PIL', 'numpy'];
+  const pythonFound = () => 'python' in findPython(modules);
+  const python = findPython(modules);
+  ensureSystem('A Python with torch, grpcio, protobuf, pytest and PIL', pythonFound, ['python3', ...PYTHON_DEBIAN_PACKAGES], 'error' in python ? python.error : '');
+  const protocFound = () => which('protoc') !== '' && which('grpc_python_plugin') !== '';
+  ensureSystem('protoc with gRPC\'s Python plugin', protocFound, ['protobuf-compiler', 'protobuf-compiler-grpc'], 'Install them (Debian/Ubuntu: `sudo apt-get install protobuf-compiler protobuf-compiler-grpc`), or a Python with grpcio-tools >= 1.38 as OWRL_PYTHON; `npm run gen` writes the trainer\'s Python code with them.');
 }
 say(`ready for ${purpose}`);
