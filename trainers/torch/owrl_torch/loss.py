@@ -126,6 +126,8 @@ def grpo_loss(
     prox = prox_lp.detach().to(new_lp.dtype) if prox_lp is not None else beh
 
     def safe(x: torch.Tensor) -> torch.Tensor:
+        # -inf - -inf (a token outside both processed distributions) is nan: treat as ratio 1
+        x = torch.where(torch.isnan(x), torch.zeros_like(x), x)
         return torch.where(m, x, torch.zeros_like(x)).clamp(-_LOG_RATIO_LIMIT, _LOG_RATIO_LIMIT)
 
     anchor = beh if correction == "none" else prox
