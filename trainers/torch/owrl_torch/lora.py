@@ -282,7 +282,12 @@ def set_lora_enabled(model: nn.Module, enabled: bool) -> None:
 
 @contextlib.contextmanager
 def lora_disabled(model: nn.Module) -> Iterator[None]:
-    """The base model inside the block (reference log-probs, requests for the base model)."""
+    """The base model inside the block (reference log-probs, requests for the base model).
+    Models wrapped by peft (hf.HFPolicy) disable their adapter their own way."""
+    if hasattr(model, "owrl_disable_adapter"):
+        with model.owrl_disable_adapter():
+            yield
+        return
     mods = list(lora_modules(model).values())
     before = [m.enabled for m in mods]
     for m in mods:

@@ -121,3 +121,27 @@ def test_load_refuses_a_mismatch_naming_the_field(tiny_dir, tmp_path):
     os.remove(tmp_path / "adapter_model.safetensors")
     with pytest.raises(FileNotFoundError, match="adapter_model.safetensors"):
         lora.read_adapter(str(tmp_path))
+
+
+def test_hf_path_says_what_is_missing():
+    import importlib.util
+
+    from owrl_torch import hf
+
+    if importlib.util.find_spec("transformers") is not None:
+        pytest.skip("transformers is installed")
+    with pytest.raises(RuntimeError, match="needs the Python package 'transformers'"):
+        hf.load_hf("Qwen/Qwen3-VL-4B-Instruct")
+
+
+def test_kl_reference_uses_the_base_model(tiny_dir):
+    b = load_tiny(tiny_dir)
+    lora.apply_lora(b.model, 4, 8, TARGETS)
+    perturb(b.model)
+    x = ids(b)
+    with torch.no_grad():
+        with lora.lora_disabled(b.model):
+            base = b.model(x)
+        assert lora.lora_delta_norm(b.model) > 0
+        assert (b.model(x) - base).abs().max() > 1e-3
+    assert torch.equal(base, load_tiny(tiny_dir).model(x).detach())
