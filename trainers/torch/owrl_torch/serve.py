@@ -79,12 +79,12 @@ class ModelPolicy:
         else:
             from owrl_torch import hf
 
-            loaded = hf.load_model(args.model, device=str(device), dtype=args.dtype)
-            self.model = loaded.model
-            self.processor = loaded.processor
-            self.image_id = loaded.image_id
-            self.vocab_size = loaded.vocab_size
-            self.max_positions = loaded.max_positions
+            bundle = hf.load_hf(args.model, device=device, dtype=args.dtype)
+            self.model = bundle.model
+            self.processor = bundle.processor
+            self.image_id = bundle.model.image_id
+            self.vocab_size = getattr(getattr(bundle.model.inner, "config", None), "vocab_size", None)
+            self.max_positions = None  # the engine's max_model_len bounds it; transformers configs differ in where they say it
             self.base_model = args.served_name or args.model
             self.hf = True
         self.model.to(device)
@@ -103,8 +103,7 @@ class ModelPolicy:
         if self.hf:
             from owrl_torch import hf
 
-            self.model = hf.apply_lora(self.model, a.lora_rank, a.lora_alpha, self.targets, seed=a.seed)
-            return hf.lora_parameters(self.model)
+            return hf.apply_hf_lora(self.model, a.lora_rank, a.lora_alpha, self.targets, seed=a.seed)
         from owrl_torch import lora
 
         wrapped = lora.apply_lora(self.model, a.lora_rank, a.lora_alpha, self.targets, seed=a.seed)
@@ -120,7 +119,7 @@ class ModelPolicy:
             if self.hf:
                 from owrl_torch import hf
 
-                hf.save_adapter(self.model, str(folder), self.base_model, a.lora_rank, a.lora_alpha, self.targets)
+                hf.save_hf_adapter(self.model, str(folder), self.base_model)
             else:
                 from owrl_torch import lora
 
@@ -128,7 +127,7 @@ class ModelPolicy:
         elif self.hf:
             from owrl_torch import hf
 
-            hf.save_full(self.model, str(folder))
+            hf.save_hf_full(self.model, str(folder))
         else:
             from owrl_torch import safetensors_io
 
@@ -152,16 +151,14 @@ class ModelPolicy:
             if self.hf:
                 from owrl_torch import hf
 
-                hf.load_adapter(self.model, str(folder))
+                hf.load_hf_adapter(self.model, str(folder))
             else:
                 from owrl_torch import lora
 
                 lora.load_adapter(self.model, str(folder))
         else:
             if self.hf:
-                from owrl_torch import hf
-
-                hf.load_full(self.model, str(folder))
+                self._load_hf_full(folder)
             else:
                 from owrl_torch import safetensors_io
 
@@ -170,6 +167,21 @@ class ModelPolicy:
         opt = folder / OPTIMIZER
         if opt.is_file():
             self.updater.load_optimizer_state(torch.load(opt, map_location="cpu"))
+
+    def _load_hf_full(self, folder: Path) -> None:
+        """Full weights of a stored version back into the transformers model (a restore)."""
+        from owrl_torch import safetensors_io
+
+        files = sorted(folder.glob("*.safetensors"))
+        if not files:
+            raise FileNotFoundError(f"{folder}: no *.safetensors to restore full weights from")
+        state: Dict[str, torch.Tensor] = {}
+        for f in files:
+            state.update(safetensors_io.load_file(str(f)))
+        inner = self.model.inner
+        missing, unexpected = inner.load_state_dict(state, strict=False)
+        if unexpected:
+            raise ValueError(f"{folder}: tensors the model does not have: {unexpected[:4]}")
 
     # --- the update ----------------------------------------------------------------------------
 
@@ -210,6 +222,7 @@ class ModelPolicy:
             elif cmd[0] == "train":
                 _, samples, hyper, base = cmd
                 self.updater.train(samples, self._hyper(hyper), base)
+                print(f"owrl-torch rank {dist.get_rank()}: trained its share of the update from v{base}", flush=True)
 
     def stop_followers(self) -> None:
         dist = _dist()

@@ -45,8 +45,9 @@ OPTIMIZER = f"{STATE_DIR}/optimizer.pt"
 SCHEMA_VERSION = 1
 _VERSION_DIR = re.compile(r"^v(\d+)$")
 
-# Fault injection for the kill-while-writing tests: seconds to sleep after a version's files are
-# written and before it is renamed into place (the window a SIGKILL must not corrupt).
+# Fault injection for the kill-while-writing tests: seconds to sleep after an update's version
+# (not version 0) is written and before it is renamed into place (the window a SIGKILL must not
+# corrupt).
 FAULT_PAUSE_ENV = "OWRL_TORCH_FAULT_PAUSE_BEFORE_COMMIT_S"
 
 
@@ -276,7 +277,7 @@ class VersionStore:
             for d in sorted({(tmp / rel).parent for rel in _files(tmp)}, key=lambda p: len(p.parts), reverse=True):
                 _fsync_dir(d)
             pause = float(os.environ.get(FAULT_PAUSE_ENV, "0") or 0)
-            if pause > 0:
+            if pause > 0 and version > 0:
                 print(f"owrl-torch: fault pause before committing v{version}", flush=True)
                 time.sleep(pause)
             if self.has(version):

@@ -141,7 +141,7 @@ CHILD = textwrap.dedent(
 def test_a_process_killed_while_writing_a_version_leaves_none_of_it(tmp_path: Path, mode: str) -> None:
     store = VersionStore(tmp_path)
     store.commit_initial(writer(b"v0"), "lora-adapter")
-    env = {**os.environ, "PYTHONPATH": str(TORCH_DIR)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TORCH_DIR), os.environ.get("PYTHONPATH", "")]))}
     if mode == "before-rename":
         env[FAULT_PAUSE_ENV] = "60"
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path), mode], stdout=subprocess.PIPE, text=True, env=env)
@@ -163,7 +163,7 @@ def test_a_process_killed_while_writing_a_version_leaves_none_of_it(tmp_path: Pa
 
 
 def test_a_process_killed_after_the_rename_keeps_the_version(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(TORCH_DIR)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TORCH_DIR), os.environ.get("PYTHONPATH", "")]))}
     out = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path), "whole"], capture_output=True, text=True, env=env, timeout=60)
     assert "committed" in out.stdout, out.stderr
     again = VersionStore(tmp_path)
