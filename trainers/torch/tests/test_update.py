@@ -18,25 +18,48 @@ def prompt_messages(word):
     ]
 
 
-def sampled_batch(bundle, n=6, mode="PROCESSED", seed=0, word="amber", version=0, report_template=None):
-    """Completions sampled from the model itself, as the engine double samples them."""
+_SAMPLED = {}
+
+
+def sampled(bundle, word, seed, n):
+    """n completions sampled from the base model (PROCESSED), once per module: every test starts
+    from the base model (a fresh adapter is the base exactly), so they can share them."""
+    key = (bundle.directory, word, seed)
+    have = _SAMPLED.get(key, [])
+    if len(have) < n:
+        tok = bundle.tokenizer
+        prompt = tok.encode(tiny.render_chat(prompt_messages(word)))
+        g = torch.Generator().manual_seed(seed)
+        have = []
+        for _ in range(n):
+            ids, lps, _ = sample_completion(bundle.model, prompt, QWEN, "PROCESSED", max_new_tokens=40, generator=g, stop_ids=[tok.eos_id])
+            have.append((ids, lps))
+        _SAMPLED[key] = have
+    return have[:n]
+
+
+def sampled_batch(bundle, n=6, mode="PROCESSED", seed=1, word="amber", version=0, report_template=None):
+    """Completions sampled from the model itself, as the engine double samples them, with the
+    log-probs an engine in `mode` reports and the prompt ids rendered with `report_template`."""
     tok = bundle.tokenizer
     prompt = tok.encode(tiny.render_chat(prompt_messages(word)))
     reported = tok.encode(tiny.render_chat(prompt_messages(word), template=report_template)) if report_template else prompt
-    g = torch.Generator().manual_seed(seed)
     out = []
-    for k in range(n):
-        ids, lps, _ = sample_completion(bundle.model, prompt, QWEN, mode, max_new_tokens=40, generator=g, stop_ids=[tok.eos_id])
+    for k, (ids, lps) in enumerate(sampled(bundle, word, seed, n)):
+        if mode != "PROCESSED":
+            with torch.no_grad():
+                step = {"prompt_ids": prompt, "completion_ids": ids, "sampler": QWEN, "logprob_mode": mode, "images": []}
+                lps = sequence_logprobs(bundle.model, [step])[0].tolist()
         text = tok.decode(ids)
         reward = 1.0 if f'"response": "{word}"' in text else 0.0
-        st = Step(index=0, prompt_ids=list(reported), completion_ids=ids, logprobs=lps, sampler=QWEN, logprob_mode=mode)
-        out.append((Sample(trajectory_id=f"t{k}", advantage=reward, policy_version=version, steps=[st]), text))
-    rewards = [s.advantage for s, _ in out]
+        st = Step(index=0, prompt_ids=list(reported), completion_ids=list(ids), logprobs=list(lps), sampler=QWEN, logprob_mode=mode)
+        out.append(Sample(trajectory_id=f"t{k}", advantage=reward, policy_version=version, steps=[st]))
+    rewards = [s.advantage for s in out]
     mean = sum(rewards) / len(rewards)
     sd = math.sqrt(sum((r - mean) ** 2 for r in rewards) / len(rewards)) or 1.0
-    for s, _ in out:
+    for s in out:
         s.advantage = (s.advantage - mean) / sd
-    return [s for s, _ in out]
+    return out
 
 
 def with_lora(bundle, lr=1e-3):
@@ -87,7 +110,7 @@ def rewarded_probability(bundle, batch):
 
 def learn(bundle, lr, updates=3):
     up = with_lora(bundle, lr=lr)
-    batch = sampled_batch(bundle, n=8, seed=1)
+    batch = sampled_batch(bundle, n=8)
     assert any(s.advantage > 0 for s in batch) and any(s.advantage < 0 for s in batch)
     before = rewarded_probability(bundle, batch)
     gains = []
