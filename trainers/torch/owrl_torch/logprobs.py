@@ -316,7 +316,8 @@ def sample_completion(
                 logits = model(ids, None, f)[0, -1:].float()
             logits_p = _penalised_last(logits, prompt, out, s) if s.has_penalties() else logits
             processed = process_logprobs(logits_p, s, "PROCESSED")[0]
-            tok = int(torch.multinomial(processed.exp(), 1, generator=generator).item())
+            # sampled on the CPU so a CPU generator drives it whatever the model device
+            tok = int(torch.multinomial(processed.exp().cpu(), 1, generator=generator).item())
             report = processed if m == "PROCESSED" else process_logprobs(logits_p if m != "RAW" else logits, s, m)[0]
             out.append(tok)
             lps.append(float(report[tok].item()))

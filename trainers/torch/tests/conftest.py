@@ -30,3 +30,12 @@ def tiny_bundle(tiny_dir: str):
     from owrl_torch.tiny import load_tiny
 
     return load_tiny(tiny_dir)
+
+
+@pytest.fixture(scope="session")
+def device() -> str:
+    """Where the model tests run: $OWRL_TEST_DEVICE (e.g. cuda) or the CPU."""
+    want = os.environ.get("OWRL_TEST_DEVICE", "cpu")
+    if want.startswith("cuda") and not torch.cuda.is_available():
+        pytest.skip(f"OWRL_TEST_DEVICE={want} but CUDA is not available")
+    return want
