@@ -428,8 +428,11 @@ class TinyProcessor:
         arr = arr.reshape(gh, self.patch, gw, self.patch, 3).mean(axis=(1, 3))
         return torch.from_numpy(np.ascontiguousarray(arr.reshape(gh * gw, 3)))
 
-    def expand(self, prompt_ids: Sequence[int], images: Sequence[bytes], image_id: int) -> List[int]:
-        """Repeats each image placeholder token as many times as its image has tokens."""
+    def expand(self, prompt_ids: Sequence[int], images: Sequence[bytes], image_id: Optional[int] = None) -> List[int]:
+        """Repeats each image placeholder token (default: the tiny tokenizer's `<|image_pad|>`)
+        as many times as its image has tokens."""
+        if image_id is None:
+            image_id = SPECIAL_TOKENS.index("<|image_pad|>")
         slots = [k for k, t in enumerate(prompt_ids) if t == image_id]
         if len(slots) != len(images):
             raise ValueError(f"processor: the prompt holds {len(slots)} image placeholders but {len(images)} images were given")

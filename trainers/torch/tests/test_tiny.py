@@ -105,6 +105,8 @@ def test_processor_grid_features_expand():
     assert torch.equal(p.features(wide), f)
     ids = [5, 4, 9, 4]
     assert p.expand(ids, [wide, small], image_id=4) == [5] + [4] * 8 + [9] + [4] * 2
+    pad = tiny.TinyTokenizer.default().image_id
+    assert p.expand([7, pad], [small]) == [7, pad, pad]
     with pytest.raises(ValueError, match="2 image placeholders but 1 images"):
         p.expand(ids, [wide], image_id=4)
     with pytest.raises(ValueError, match="not a readable PNG/JPEG"):
