@@ -72,7 +72,7 @@ class ModelPolicy:
             self.processor = bundle.processor
             self.image_id = bundle.tokenizer.image_id
             self.vocab_size = bundle.tokenizer.vocab_size
-            self.max_positions = getattr(getattr(bundle.model, "cfg", None), "max_positions", None)
+            self.max_positions = getattr(getattr(bundle.model, "config", None), "max_positions", None)
             self.base_model = args.served_name or bundle.name
             self.model_dir = Path(args.model)
             self.hf = False

@@ -19,6 +19,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import grpc
 import pytest
+import torch
 
 from owrl_torch.proto.grpc.health.v1 import health_pb2, health_pb2_grpc
 from owrl_torch.proto.owrl.v1 import trainer_pb2, trainer_pb2_grpc
@@ -435,3 +436,12 @@ def test_torchrun_with_two_gloo_ranks_answers_a_train_call(service_tiny: Path, t
         proc.wait_for("owrl-torch rank 1: trained its share of the update from v0", 30)
     finally:
         proc.kill(signal.SIGTERM)
+
+
+def test_the_served_tiny_model_states_its_vocabulary_and_context_for_the_request_checks(service_tiny: Path, tmp_path: Path) -> None:
+    from owrl_torch.serve import ModelPolicy, parse_args
+
+    policy = ModelPolicy(parse_args(serve_args(service_tiny, tmp_path / "state")), torch.device("cpu"))
+    cfg = json.loads((service_tiny / "config.json").read_text())
+    assert policy.vocab_size == cfg["vocab_size"]
+    assert policy.max_positions == cfg["max_positions"], "a step longer than the model's context is refused before training"
