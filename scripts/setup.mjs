@@ -104,6 +104,9 @@ if (purpose === 'test') {
   const pythonFound = () => 'python' in findPython(modules);
   const python = findPython(modules);
   ensureSystem('A Python with torch, grpcio, protobuf, pytest and PIL', pythonFound, ['python3', ...PYTHON_DEBIAN_PACKAGES], 'error' in python ? python.error : '');
+  // Debian's torch links the BLAS the system selects; the reference one is some 20x slower at a matmul than OpenBLAS.
+  const openblas = () => fs.readdirSync('/usr/lib').some((d) => fs.existsSync(path.join('/usr/lib', d, 'openblas-pthread')));
+  if (hasApt && !openblas()) ensureOptional('OpenBLAS', ['libopenblas0-pthread'], 'Debian: `sudo apt-get install libopenblas0-pthread`', 'Debian\'s torch runs on the reference BLAS and the trainer tests take several times longer');
   const protocFound = () => which('protoc') !== '' && which('grpc_python_plugin') !== '';
   ensureSystem('protoc with gRPC\'s Python plugin', protocFound, ['protobuf-compiler', 'protobuf-compiler-grpc'], 'Install them (Debian/Ubuntu: `sudo apt-get install protobuf-compiler protobuf-compiler-grpc`), or a Python with grpcio-tools >= 1.38 as OWRL_PYTHON; `npm run gen` writes the trainer\'s Python code with them.');
 }
