@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   warmup: async () => (await import('./warmup.js')).warmupBench,
   weights: async () => (await import('./weights.js')).weightsBench,
   'llm-loop': async () => (await import('./llm-loop.js')).llmLoopBench,
+  'torch-loop': async () => (await import('./torch-loop.js')).torchLoopBench,
   fleet: async () => (await import('./fleet.js')).fleetBench,
   bus: async () => (await import('./bus.js')).busBench,
   watch: async () => (await import('./watch.js')).watchBench,

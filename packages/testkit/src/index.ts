@@ -67,3 +67,20 @@ export {
 export { adapterServing, startLlmLoop, LLM_LOOP_BASE_MODEL, QWEN3_VL_GENERATION_CONFIG, type LlmLoop, type LlmLoopOptions } from './llm-loop.js';
 export { parseAckSubject, watchRedeliveries, type RedeliveryWatch } from './redeliveries.js';
 export { exhaustDeliveries } from './exhaust-deliveries.js';
+export { findPython, REPO_ROOT, startPythonModule, TORCH_TRAINER_DIR, torchUnavailable, type PythonProcess, type PythonProcessOptions } from './python-process.js';
+export {
+  buildTinyModel,
+  learningCheck,
+  logprobParity,
+  readTrainResults,
+  startTorchLoop,
+  TORCH_LOOP_BASE_MODEL,
+  versionCheck,
+  type EngineDoubleStats,
+  type EngineLogprobsMode,
+  type LearningReport,
+  type ParityReport,
+  type TorchLoop,
+  type TorchLoopOptions,
+  type VersionReport,
+} from './torch-loop.js';
