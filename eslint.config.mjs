@@ -4,12 +4,29 @@
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import fs from 'node:fs';
+import path from 'node:path';
 import owrl from './scripts/eslint-no-import-cycle.mjs';
 
 const services = ['actor', 'judge', 'learner', 'sites', 'cli', 'console', 'trainer'];
 
+// The subpath entries the workspace packages declare in package.json "exports" (`@owrl/x/testing`,
+// the suites of `@owrl/tasks`): the only deep imports allowed.
+const rootPackage = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'package.json'), 'utf8'));
+const declaredSubpaths = rootPackage.workspaces.flatMap((ws) => {
+  const file = path.join(import.meta.dirname, ws, 'package.json');
+  if (!fs.existsSync(file)) return [];
+  const pj = JSON.parse(fs.readFileSync(file, 'utf8'));
+  return Object.keys(pj.exports ?? {})
+    .filter((sub) => sub !== '.')
+    .map((sub) => `${pj.name}/${sub.slice(2)}`);
+});
+
 const boundaries = [
-  { group: ['@owrl/*/*', '!@owrl/*/testing'], message: 'Import a package by its name only: its src/index.ts is its whole API (test helpers: @owrl/<name>/testing).' },
+  {
+    group: ['@owrl/*/*', ...declaredSubpaths.map((s) => `!${s}`), '@owrl/*/*/*'],
+    message: 'Import a package by its name or an entry its package.json "exports" declares (test helpers: @owrl/<name>/testing; suites: @owrl/tasks/<suite>), not its internals.',
+  },
   { group: ['**/packages/*/src/**', '**/packages/*/dist/**', '../../packages/**'], message: 'Import other packages by name (@owrl/x), not by path.' },
   { group: services.map((s) => `@owrl/${s}`), message: 'Services never import each other: share packages/* and the wire contracts.' },
   { group: ['**/services/**', '../../services/**'], message: 'Services never import each other or get imported by path.' },
