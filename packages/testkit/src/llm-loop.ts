@@ -15,6 +15,7 @@ import { decode, RunPhase, ScoredTrajectorySchema, type RunState, type ScoredTra
 import { startChatServer, type ChatEngine, type ChatServerDouble } from './chat-server.js';
 import { startFakeTrainer, type FakeTrainerDouble } from './fake-trainer.js';
 import { startSystem, type OwrlSystem } from './system.js';
+import { STREAM_SCORED } from '@owrl/bus';
 
 export interface LlmLoopOptions {
   rounds?: number;
@@ -132,7 +133,7 @@ export async function startLlmLoop(opts: LlmLoopOptions = {}): Promise<LlmLoop> 
       const nc = await sys.natsConnection();
       const js = jetstream(nc);
       // no subject filter: nats-server 2.9 (CI's) has no filter_subjects; the run's own id picks its trajectories
-      const c = await js.consumers.get('OWRL_SCORED');
+      const c = await js.consumers.get(STREAM_SCORED);
       const out: ScoredTrajectory[] = [];
       // the run is over: everything is on the stream; read until a fetch comes back empty
       for (;;) {

@@ -8,7 +8,7 @@ import { isValidSessionId, SESSION_COOKIE, SESSION_PARAM } from '@owrl/tasks';
 import { DEFAULT_CATALOG_SEED, type ShopCatalog } from '@owrl/tasks/shop';
 import { SitesError, SitesErrorCode } from './errors.js';
 import { parseCookies, redirect, sendHtml, sendJson, sendText } from './http-util.js';
-import { silentLogger, type Logger } from './logger.js';
+import { silentLogger, type Logger } from '@owrl/core';
 import { handleOwrlApi } from './owrl-api.js';
 import { DEFAULT_MAX_SESSIONS, SessionStore, type SessionState } from './session-store.js';
 import { portalPage } from './portal.js';
