@@ -4,12 +4,38 @@
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
-import owrl from './scripts/eslint-no-import-cycle.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import cycles from './scripts/eslint-no-import-cycle.mjs';
+import faces from './scripts/eslint-faces.mjs';
 
 const services = ['actor', 'judge', 'learner', 'sites', 'cli', 'console', 'trainer'];
 
+// The subpath entries the workspace packages declare in package.json "exports" (`@owrl/x/testing`,
+// the suites of `@owrl/tasks`): the only deep imports allowed.
+const rootPackage = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'package.json'), 'utf8'));
+const declaredSubpaths = rootPackage.workspaces.flatMap((ws) => {
+  const file = path.join(import.meta.dirname, ws, 'package.json');
+  if (!fs.existsSync(file)) return [];
+  const pj = JSON.parse(fs.readFileSync(file, 'utf8'));
+  return Object.keys(pj.exports ?? {})
+    .filter((sub) => sub !== '.')
+    .map((sub) => `${pj.name}/${sub.slice(2)}`);
+});
+
+const owrl = { rules: { ...cycles.rules, ...faces.rules } };
+
+// Names with one home module that every importer uses (owrl/single-home).
+const loggingHome = { home: '@owrl/core', names: ['Logger', 'silentLogger', 'Meter', 'noopMeter'] };
+const streamNames = ['TASKS', 'TRAJ', 'SCORED', 'DLQ', 'ADVISORIES', 'SHOTS'];
+const streamHome = { home: '@owrl/bus', names: streamNames.map((n) => `STREAM_${n}`) };
+const streamLiterals = { home: '@owrl/bus', values: streamNames.map((n) => `OWRL_${n}`) };
+
 const boundaries = [
-  { group: ['@owrl/*/*', '!@owrl/*/testing'], message: 'Import a package by its name only: its src/index.ts is its whole API (test helpers: @owrl/<name>/testing).' },
+  {
+    group: ['@owrl/*/*', ...declaredSubpaths.map((s) => `!${s}`), '@owrl/*/*/*'],
+    message: 'Import a package by its name or an entry its package.json "exports" declares (test helpers: @owrl/<name>/testing; suites: @owrl/tasks/<suite>), not its internals.',
+  },
   { group: ['**/packages/*/src/**', '**/packages/*/dist/**', '../../packages/**'], message: 'Import other packages by name (@owrl/x), not by path.' },
   { group: services.map((s) => `@owrl/${s}`), message: 'Services never import each other: share packages/* and the wire contracts.' },
   { group: ['**/services/**', '../../services/**'], message: 'Services never import each other or get imported by path.' },
@@ -40,7 +66,18 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { maxDepth: 10 }],
       'owrl/no-import-cycle': 'error',
       'no-restricted-imports': ['error', { patterns: boundaries }],
+      'owrl/single-home': ['error', { names: [loggingHome, streamHome], literals: [streamLiterals] }],
     },
+  },
+  {
+    // The homes themselves define and list their names; the bus's own tests check the stream
+    // names' literal values.
+    files: ['packages/core/src/**/*.ts', 'packages/core/test/**/*.ts'],
+    rules: { 'owrl/single-home': ['error', { names: [streamHome], literals: [streamLiterals] }] },
+  },
+  {
+    files: ['packages/bus/src/**/*.ts', 'packages/bus/test/**/*.ts'],
+    rules: { 'owrl/single-home': ['error', { names: [loggingHome] }] },
   },
   {
     // Production code never depends on the test kit or a package's testing entry point.
@@ -59,13 +96,10 @@ export default tseslint.config(
     },
   },
   {
-    // A package's face is the names its index lists, not whole modules.
-    files: ['packages/*/src/index.ts', 'services/*/src/index.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        { selector: 'ExportAllDeclaration[exported=null]', message: 'List the exported names explicitly (export { a, type B } from ...), not `export *`: the index is the package\'s public API.' },
-      ],
-    },
+    // A package's face is the names its entry points list (src/index.ts, the index of a declared
+    // subpath such as @owrl/tasks/shop, src/testing.ts, and the index of any folder): one name per
+    // line, values in `export { ... }`, types in `export type { ... }`, no `export *`.
+    files: ['packages/*/src/**/index.ts', 'services/*/src/**/index.ts', 'packages/*/src/testing.ts'],
+    rules: { 'owrl/index-face': 'error' },
   },
 );

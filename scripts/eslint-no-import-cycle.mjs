@@ -4,7 +4,7 @@
 // ties two modules together and breaks the moment one of its edges gains a value. This rule builds
 // the graph of the whole workspace from the TypeScript sources: relative specifiers (`./x.js` ->
 // `./x.ts`, a folder -> its index.ts) and workspace packages by name (`@owrl/x` -> its
-// src/index.ts, `@owrl/x/testing` -> its src/testing.ts).
+// src/index.ts, a declared subpath such as `@owrl/x/testing` -> its source, src/testing.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,22 +12,35 @@ import ts from 'typescript';
 
 const rootDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
-/** Workspace package name -> absolute path of its src/index.ts. */
-let packageIndex;
-function workspaceIndex() {
-  if (packageIndex !== undefined) return packageIndex;
-  packageIndex = new Map();
+/**
+ * Workspace entry point -> absolute path of its source: `@owrl/x` -> src/index.ts, and each
+ * subpath of its package.json "exports" (`@owrl/x/testing` -> src/testing.ts, `@owrl/tasks/shop`
+ * -> src/shop/index.ts), read from the export's `./dist/src/….js` target.
+ */
+let entries;
+function workspaceEntries() {
+  if (entries !== undefined) return entries;
+  entries = new Map();
   const root = JSON.parse(fs.readFileSync(path.join(rootDir, 'package.json'), 'utf8'));
   for (const ws of root.workspaces ?? []) {
+    let pj;
     try {
-      const pj = JSON.parse(fs.readFileSync(path.join(rootDir, ws, 'package.json'), 'utf8'));
-      const index = path.join(rootDir, ws, 'src', 'index.ts');
-      if (typeof pj.name === 'string' && fs.existsSync(index)) packageIndex.set(pj.name, index);
+      pj = JSON.parse(fs.readFileSync(path.join(rootDir, ws, 'package.json'), 'utf8'));
     } catch {
-      // a workspace without package.json has no name to import it by
+      continue; // a workspace without package.json has no name to import it by
+    }
+    if (typeof pj.name !== 'string') continue;
+    const index = path.join(rootDir, ws, 'src', 'index.ts');
+    if (fs.existsSync(index)) entries.set(pj.name, index);
+    for (const [sub, target] of Object.entries(pj.exports ?? {})) {
+      const js = typeof target === 'string' ? target : target?.default;
+      const m = typeof js === 'string' ? /^\.\/dist\/(src\/.+)\.js$/.exec(js) : null;
+      if (sub === '.' || m === null) continue;
+      const source = path.join(rootDir, ws, `${m[1]}.ts`);
+      if (fs.existsSync(source)) entries.set(`${pj.name}/${sub.slice(2)}`, source);
     }
   }
-  return packageIndex;
+  return entries;
 }
 
 function resolveSpecifier(from, spec) {
@@ -38,12 +51,7 @@ function resolveSpecifier(from, spec) {
     }
     return undefined;
   }
-  const testing = /^(@owrl\/[^/]+)\/testing$/.exec(spec);
-  if (testing) {
-    const index = workspaceIndex().get(testing[1]);
-    return index === undefined ? undefined : path.join(path.dirname(index), 'testing.ts');
-  }
-  return workspaceIndex().get(spec);
+  return workspaceEntries().get(spec);
 }
 
 /** file -> resolved imports (type-only ones included), read from disk once per lint run. */

@@ -8,8 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BrowserPool, chromiumArgs, findElement, type EpisodePolicy, type EpisodeResult, type PlanTarget, type PolicyInput, type StepDecision } from '@owrl/browser-env';
-import { treeMemory } from '@owrl/browser-env/testing';
-import type { ToolCallSpec } from '@owrl/core';
+import { treeMemory, type ToolCallSpec } from '@owrl/core';
 import { freePort } from '@owrl/testkit';
 import { chromium, type Browser, type Page } from 'playwright-core';
 

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { readProcStat } from '@owrl/testkit';
+import { readProcStat } from '@owrl/core';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const OWRL = path.join(ROOT, 'services/cli/bin/owrl.js');

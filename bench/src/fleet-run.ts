@@ -8,10 +8,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { rssBytes } from '@owrl/browser-env/testing';
-import { connectBus } from '@owrl/bus';
+import { readProcStat, rssBytes } from '@owrl/core';
+import { connectBus, STREAM_DLQ, STREAM_SCORED, STREAM_SHOTS, STREAM_TASKS, STREAM_TRAJ } from '@owrl/bus';
 import { decodeScoredLazy, type RunState } from '@owrl/proto';
-import { readProcStat, startSystem, waitUntil, type NatsServerOptions, type OwrlSystem } from '@owrl/testkit';
+import { startSystem, waitUntil, type NatsServerOptions, type OwrlSystem } from '@owrl/testkit';
 
 export interface FleetRunOptions {
   slots: number;
@@ -425,7 +425,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     // Storage while the run is live.
     const jsm = bus.jsm;
     let storage = 0;
-    for (const name of ['OWRL_TASKS', 'OWRL_TRAJ', 'OWRL_SCORED', 'OWRL_SHOTS', 'OWRL_DLQ']) {
+    for (const name of [STREAM_TASKS, STREAM_TRAJ, STREAM_SCORED, STREAM_SHOTS, STREAM_DLQ]) {
       try {
         storage += (await jsm.streams.info(name)).state.bytes;
       } catch {
@@ -447,7 +447,7 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
     // What reached JetStream: OWRL_TRAJ keeps one message per trajectory id (Nats-Msg-Id dedupe).
     const actorExits = actorNames.map((a) => system.process(a).exit);
     const killed = actorExits.filter((e) => e?.signal === 'SIGKILL').length;
-    const stream = (await jsm.streams.info('OWRL_TRAJ')).state.messages;
+    const stream = (await jsm.streams.info(STREAM_TRAJ)).state.messages;
     const target = Math.max(stream, published.size);
     const arrived = (c: Record<string, number>) => (c['scoredIngested'] ?? 0) + (c['lateDropped'] ?? 0);
     let last = counters(await system.runState(RUN_STATE_TIMEOUT_MS));
@@ -489,8 +489,8 @@ export async function runFleet(o: FleetRunOptions, captured: Captured = { reques
       }
     };
     // (A duplicate the learner dropped is a redelivery of a message already counted, not another message.)
-    const scoredAhead = Math.max(0, (await retried('OWRL_SCORED', () => jsm.streams.info('OWRL_SCORED'))).state.messages - arrived(last));
-    const pending = (await waiting('OWRL_TRAJ', 'judge')) + scoredAhead;
+    const scoredAhead = Math.max(0, (await retried(STREAM_SCORED, () => jsm.streams.info(STREAM_SCORED))).state.messages - arrived(last));
+    const pending = (await waiting(STREAM_TRAJ, 'judge')) + scoredAhead;
     sub?.unsubscribe();
     for (const s of subs) s.unsubscribe();
     await bus.close();

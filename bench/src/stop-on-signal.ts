@@ -4,7 +4,7 @@
 // still holding cores and ports after the bench was gone.
 //
 // installStopOnSignal(): on the first SIGINT or SIGTERM the bench notes every process below it
-// (testkit's procDescendants, from /proc), passes the signal on to its own children (the demo CLI
+// (procDescendants of @owrl/core, from /proc), passes the signal on to its own children (the demo CLI
 // and the services stop what they started when told to), waits up to `graceMs` for every noted
 // process to end (a zombie counts as ended), kills the ones still there with SIGKILL and, once
 // those have ended too (up to 5 s more), exits with 128 + the signal's number. A second signal
@@ -13,7 +13,7 @@
 // Without /proc (not Linux; the benches read /proc for their CPU figures anyway) the bench exits
 // on the signal as before.
 import os from 'node:os';
-import { procDescendants, readProcStat, type ProcInfo } from '@owrl/testkit';
+import { procDescendants, readProcStat, type ProcInfo } from '@owrl/core';
 
 /**
  * Whether the noted process is still running: the same one (its start time unchanged), not a

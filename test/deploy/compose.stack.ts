@@ -23,6 +23,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
 import { RunPhase, type RunState } from '@owrl/proto';
 import { LearnerProbe, freePorts, waitForSettledCounts, waitUntil, watchRedeliveries, type RedeliveryWatch } from '@owrl/testkit';
+import { learnerConsumerName, STREAM_SCORED, STREAM_TASKS, STREAM_TRAJ } from '@owrl/bus';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const DEPLOY = path.join(ROOT, 'deploy');
@@ -155,7 +156,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
     nc = await connect({ servers: natsServer, user: natsUser, pass: natsPassword, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
     figures.nats_auth = 'user-password (unauthenticated and wrong-password clients refused)';
     // Redeliveries of rollout requests, counted as the actors settle them (see watchRedeliveries).
-    redeliveries = watchRedeliveries(nc, 'OWRL_TASKS', 'actors');
+    redeliveries = watchRedeliveries(nc, STREAM_TASKS, 'actors');
 
     // The run, over gRPC from the host through the published port.
     await waitUntil('run RUNNING with 1 actor registered', async () => {
@@ -189,7 +190,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
       // A heartbeat of the last 2 s (the actors beat every second), whatever the fleet view's own refresh does.
       const a = s.actors.find((x) => x.busy > 0 && Date.now() - Number(x.updatedAtMs) < 2000);
       if (!a || !s.counters || s.counters.dispatched === 0n) return undefined;
-      const queued = (await jsmTasks.consumers.info('OWRL_TASKS', 'actors')).num_pending;
+      const queued = (await jsmTasks.consumers.info(STREAM_TASKS, 'actors')).num_pending;
       return queued > 0 ? { state: s, actor: a, queued } : undefined;
     }, { timeoutMs: 180_000, intervalMs: 250, abort });
     const actorContainers = await containersOf(project, 'actor');
@@ -304,7 +305,7 @@ void test('docker compose stack: train, scale, kill an actor, restart NATS, fini
       // Where the messages are: each consumer's pending, unacked, redelivered and waiting pulls.
       if (nc !== undefined) {
         const jsm = await jetstreamManager(nc).catch(() => undefined);
-        for (const [stream, consumer] of [['OWRL_TASKS', 'actors'], ['OWRL_TRAJ', 'judge'], ['OWRL_SCORED', `learner_${runId}`]] as const) {
+        for (const [stream, consumer] of [[STREAM_TASKS, 'actors'], [STREAM_TRAJ, 'judge'], [STREAM_SCORED, learnerConsumerName(runId)]] as const) {
           const ci = await jsm?.consumers.info(stream, consumer).catch((e: unknown) => (e as Error).message);
           const info = typeof ci === 'object' && ci !== null ? { pending: ci.num_pending, ack_pending: ci.num_ack_pending, redelivered_now: ci.num_redelivered, waiting_pulls: ci.num_waiting, delivered: ci.delivered, ack_floor: ci.ack_floor } : ci;
           log(`consumer ${stream}/${consumer}`, { info });

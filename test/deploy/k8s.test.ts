@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
 import { DEFAULTS } from '@owrl/core';
-import { CONSUMER_ACTORS, resolveTopology } from '@owrl/bus';
+import { CONSUMER_ACTORS, resolveTopology, STREAM_TASKS } from '@owrl/bus';
 import { validateObject, type K8sObject } from './k8s-schema.js';
 import { parseRunFile } from '@owrl/run-file';
 
@@ -122,7 +122,7 @@ void test('actors: resources per slot, in-memory /dev/shm, grace above the episo
   assert.equal(so.spec.scaleTargetRef.name, 'actor');
   const trig = so.spec.triggers[0];
   assert.equal(trig.type, 'nats-jetstream');
-  assert.equal(trig.metadata.stream, 'OWRL_TASKS');
+  assert.equal(trig.metadata.stream, STREAM_TASKS);
   assert.equal(trig.metadata.consumer, 'actors');
   assert.equal(Number(trig.metadata.lagThreshold) % slots, 0, 'lag threshold sized to slots per actor');
   const maxAckPending = resolveTopology().consumers.find((x) => x.config.durable_name === CONSUMER_ACTORS)!.config.max_ack_pending!;

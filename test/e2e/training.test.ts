@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { startNatsServer } from '@owrl/testkit';
+import { STREAM_DLQ, STREAM_SCORED, STREAM_TASKS, STREAM_TRAJ } from '@owrl/bus';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const OWRL = path.join(ROOT, 'services', 'cli', 'bin', 'owrl.js');
@@ -144,10 +145,10 @@ void test('a short training run across processes raises success and loses no rol
   const nc = await connect({ servers: nats.url });
   try {
     const jsm = await jetstreamManager(nc);
-    const traj = await jsm.streams.info('OWRL_TRAJ');
-    const scored = await jsm.streams.info('OWRL_SCORED');
-    const tasks = await jsm.streams.info('OWRL_TASKS');
-    const dlq = await jsm.streams.info('OWRL_DLQ');
+    const traj = await jsm.streams.info(STREAM_TRAJ);
+    const scored = await jsm.streams.info(STREAM_SCORED);
+    const tasks = await jsm.streams.info(STREAM_TASKS);
+    const dlq = await jsm.streams.info(STREAM_DLQ);
     assert.equal(traj.state.messages, c['dispatched'], 'trajectories published = dispatched');
     assert.equal(scored.state.messages, c['dispatched'], 'scored published = dispatched');
     assert.equal(tasks.state.messages, 0, 'no rollout request left in the work queue');

@@ -8,12 +8,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isAlive, procDescendants } from '@owrl/testkit';
+import { isProcessAlive, procDescendants } from '@owrl/core';
 
 const MODULE = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bench/dist/src/stop-on-signal.js')).href;
 
 /** Whether `pid` has ended (gone, or a zombie waiting for a parent to reap it). */
-const gone = (pid: number): boolean => !isAlive(pid);
+const gone = (pid: number): boolean => !isProcessAlive(pid);
 
 /**
  * A stand-in bench: installs the handling with `graceMs`, starts a child that ignores SIGTERM

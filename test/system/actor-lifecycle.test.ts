@@ -11,11 +11,12 @@ import assert from 'node:assert/strict';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { RunPhase } from '@owrl/proto';
 import { freePort, startNatsServer, startSystem, waitUntil, type OwrlSystem } from '@owrl/testkit';
+import { STREAM_TASKS } from '@owrl/bus';
 
 /** Rollouts queued for the actors and not yet taken (what KEDA's nats-jetstream scaler reads). */
 async function queued(sys: OwrlSystem): Promise<number> {
   const jsm = await jetstreamManager(await sys.natsConnection());
-  return (await jsm.consumers.info('OWRL_TASKS', 'actors')).num_pending;
+  return (await jsm.consumers.info(STREAM_TASKS, 'actors')).num_pending;
 }
 
 /** The actor's own line for an episode it served (browser-env logs its part of the episode under the same message). */

@@ -12,6 +12,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import { RunPhase, type RunState } from '@owrl/proto';
 import { startSystem, waitUntil, watchRedeliveries, type OwrlSystem } from '@owrl/testkit';
+import { STREAM_DLQ, STREAM_TASKS } from '@owrl/bus';
 
 const ACK_WAIT_S = 8;
 
@@ -91,14 +92,14 @@ void test('the system survives killed actors, a killed judge, a broker restart, 
     const dead = await waitUntil(
       'three dead letters',
       async () => {
-        const n = (await jsm.streams.info('OWRL_DLQ')).state.messages;
+        const n = (await jsm.streams.info(STREAM_DLQ)).state.messages;
         return n >= 3 ? n : undefined;
       },
       { timeoutMs: 30_000, abort: () => sys.failure() },
     );
     const letters = new Map<string, string>();
     for (let seq = 1; seq <= dead; seq++) {
-      const m = await jsm.streams.getMessage('OWRL_DLQ', { seq });
+      const m = await jsm.streams.getMessage(STREAM_DLQ, { seq });
       if (!m) continue;
       letters.set(m.header.get('Owrl-Dlq-Stream'), `${m.header.get('Owrl-Dlq-Reason')}: ${m.header.get('Owrl-Dlq-Detail')}`);
     }
@@ -109,7 +110,7 @@ void test('the system survives killed actors, a killed judge, a broker restart, 
     await running(sys, 'the actor SIGKILL');
     await busy(sys, 'actor-1');
     // Counted as the actors settle redelivered requests (the consumer info's num_redelivered forgets one once it is acked).
-    const redeliveries = watchRedeliveries(await sys.natsConnection(), 'OWRL_TASKS', 'actors');
+    const redeliveries = watchRedeliveries(await sys.natsConnection(), STREAM_TASKS, 'actors');
     const held = (await busyNow(sys, 'actor-1')).busy;
     const killedAt = Date.now();
     await sys.kill('actor-1', 'SIGKILL');

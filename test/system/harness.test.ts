@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunPhase } from '@owrl/proto';
-import { isAlive, startSystem } from '@owrl/testkit';
+import { isProcessAlive } from '@owrl/core';
+import { startSystem } from '@owrl/testkit';
 
 void test('startSystem runs a short training across processes and disposes of every process group', { timeout: 5 * 60_000 }, async () => {
   const sys = await startSystem({
@@ -47,7 +48,7 @@ void test('startSystem runs a short training across processes and disposes of ev
     await sys.dispose();
   }
   assert.deepEqual(
-    pids.filter((p) => isAlive(p)),
+    pids.filter((p) => isProcessAlive(p)),
     [],
     'no service process or browser outlives dispose',
   );

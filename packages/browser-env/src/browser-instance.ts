@@ -8,9 +8,9 @@ import { chromium, type Browser } from 'playwright-core';
 import { EgressFence, FENCE_ARGS } from './egress-fence.js';
 import type { EgressProxy } from './egress-proxy.js';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
-import type { Logger } from './logger.js';
+import { listProcesses, processTree, treeMemory, type Logger, type TreeMemory } from '@owrl/core';
 import type { ResolvedOptions } from './options.js';
-import { findByMarker, killAll, listProcesses, processTree, treeMemory, waitGone, type TreeMemory } from './proc-tree.js';
+import { findByMarker, killAll, waitGone } from './browser-processes.js';
 
 /** Switches of docs/design.md §5, plus instant scrolling so scroll effects are measurable at once. */
 export const BASE_ARGS = [
@@ -210,7 +210,7 @@ export class BrowserInstance {
     // reaches orphans of a crashed browser. Only while the group has members — then its id cannot
     // belong to anyone else — so a reused pid is never hit.
     const pid = this.pid;
-    const groupLeft = pid !== null && [...now.values()].some((p) => p.pgrp === pid && p.state !== 'Z');
+    const groupLeft = pid !== null && [...now.values()].some((p) => p.pgid === pid && p.state !== 'Z');
     killAll(
       left.map((p) => p.pid),
       groupLeft ? pid : undefined,

@@ -4,11 +4,10 @@
 // the default context, the browser's own requests), and each episode's browser context gets one
 // (its per-context proxy), so a refusal is told to the episode whose pages, frames or workers
 // asked for the connection.
-import type { Counter, Meter } from '@owrl/core';
+import type { Counter, Meter, Logger } from '@owrl/core';
 import { EgressCheck, type HostLookup } from './egress-check.js';
 import { EgressProxy, type Dial, type FenceEvent } from './egress-proxy.js';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
-import type { Logger } from './logger.js';
 
 /**
  * Switches that shut the ways out that do not pass a proxy. QUIC is off (BASE_ARGS) so HTTP/3 and

@@ -13,7 +13,7 @@
 // told again.
 import http from 'node:http';
 import net from 'node:net';
-import type { Logger } from './logger.js';
+import type { Logger } from '@owrl/core';
 import { authorityOf, parseAuthority, parseHttpTarget, type EgressCheck, type EgressTarget, type UpstreamCode } from './egress-check.js';
 
 /** Opens a TCP connection to an address the check approved (net.connect by default; tests map addresses). */

@@ -8,7 +8,7 @@ import { settleWithin } from './async-util.js';
 import { emptyEvents, type CallEvents } from './effects.js';
 import type { FenceEvent } from './egress-proxy.js';
 import { fenceFailure, fenceKey, isFenceShaped, RecentFenceEvents, type FencedFailure } from './fence-report.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '@owrl/core';
 import { classifyNetError, type NetFailure } from './net-errors.js';
 import { callInjected } from './injected-script.js';
 import type { PageAttempts } from './page-helpers.js';

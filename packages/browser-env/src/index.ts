@@ -2,30 +2,39 @@
 // Chromium running episodes of the 13 OpenWebRL tools with typed effects, observations,
 // terminations and diagnostics; plus the pure pieces (effect classification, URL safety, error
 // classification, history) for reuse and tests. The /proc readers are in `@owrl/browser-env/testing`.
-export { BrowserPool, type PoolStats } from './browser-pool.js';
+export {
+  BrowserPool,
+} from './browser-pool.js';
+export type {
+  PoolStats,
+} from './browser-pool.js';
 export {
   resolveOptions,
-  type BrowserEnvOptions,
-  type ResolvedOptions,
-  type EnvTimeouts,
+} from './options.js';
+export type {
+  BrowserEnvOptions,
+  ResolvedOptions,
+  EnvTimeouts,
 } from './options.js';
 export {
   EFFECT_KIND_NAMES,
-  type BlockedConnection,
-  type EffectKindName,
-  type EffectRecord,
-  type EpisodeDiagnostics,
-  type EpisodeHooks,
-  type EpisodePolicy,
-  type EpisodeResult,
-  type EpisodeSpec,
-  type EpisodeStep,
-  type EpisodeTermination,
-  type PageEval,
-  type PolicyInput,
-  type StepDecision,
-  type StepTiming,
-  type ToolCallResult,
+} from './types.js';
+export type {
+  BlockedConnection,
+  EffectKindName,
+  EffectRecord,
+  EpisodeDiagnostics,
+  EpisodeHooks,
+  EpisodePolicy,
+  EpisodeResult,
+  EpisodeSpec,
+  EpisodeStep,
+  EpisodeTermination,
+  PageEval,
+  PolicyInput,
+  StepDecision,
+  StepTiming,
+  ToolCallResult,
 } from './types.js';
 export {
   BrowserEnvError,
@@ -40,50 +49,100 @@ export {
   isPrivateAddress,
   isPrivateName,
   isAllowed,
-  type UrlVerdict,
 } from './net-policy.js';
-export { classifyAddress, type AddressClass } from './address-policy.js';
-export { ANSWER_CACHE_MS, EgressCheck, parseAuthority, parseHttpTarget, type EgressCheckOptions, type EgressTarget, type EgressVerdict, type FenceReason, type HostLookup, type UpstreamCode } from './egress-check.js';
-export { EgressProxy, type Dial, type FenceEvent } from './egress-proxy.js';
-export { EgressFence, FENCE_ARGS, PROXY_BYPASS } from './egress-fence.js';
+export type {
+  UrlVerdict,
+} from './net-policy.js';
+export {
+  classifyAddress,
+} from './address-policy.js';
+export type {
+  AddressClass,
+} from './address-policy.js';
+export {
+  ANSWER_CACHE_MS,
+  EgressCheck,
+  parseAuthority,
+  parseHttpTarget,
+} from './egress-check.js';
+export type {
+  EgressCheckOptions,
+  EgressTarget,
+  EgressVerdict,
+  FenceReason,
+  HostLookup,
+  UpstreamCode,
+} from './egress-check.js';
+export {
+  EgressProxy,
+} from './egress-proxy.js';
+export type {
+  Dial,
+  FenceEvent,
+} from './egress-proxy.js';
+export {
+  EgressFence,
+  FENCE_ARGS,
+  PROXY_BYPASS,
+} from './egress-fence.js';
 export {
   classifyNetError,
   classifyHttpStatus,
   isTransientStatus,
-  type NetFailure,
+} from './net-errors.js';
+export type {
+  NetFailure,
 } from './net-errors.js';
 export {
   detectWall,
   INTERSTITIAL_SELECTORS,
   WALL_SELECTORS,
-  type WallSignals,
-  type WallVerdict,
+} from './bot-wall.js';
+export type {
+  WallSignals,
+  WallVerdict,
 } from './bot-wall.js';
 export {
   computeEffects,
   multisetDiff,
   shortUrl,
   emptyEvents,
-  type CallEvents,
-  type CallIntent,
 } from './effects.js';
-export { historyEntry, parseErrorLine, HISTORY_MODES } from './history.js';
+export type {
+  CallEvents,
+  CallIntent,
+} from './effects.js';
+export {
+  historyEntry,
+  parseErrorLine,
+  HISTORY_MODES,
+} from './history.js';
 export {
   parseCall,
   normalizeKey,
   scrollPixels,
-  type ParsedCall,
-  type Target,
 } from './tool-args.js';
-export type { RawSnapshot, FocusInfo } from './page-snapshot.js';
-export { BASE_ARGS, chromiumArgs } from './browser-instance.js';
+export type {
+  ParsedCall,
+  Target,
+} from './tool-args.js';
+export type {
+  RawSnapshot,
+  FocusInfo,
+} from './page-snapshot.js';
+export {
+  BASE_ARGS,
+  chromiumArgs,
+} from './browser-instance.js';
 export {
   PlanPolicy,
   PlanError,
   PlanErrorCode,
   findElement,
   isPlanError,
-  type PlanCall,
-  type PlanStep,
-  type PlanTarget,
+} from './plan-policy.js';
+export type {
+  PlanCall,
+  PlanStep,
+  PlanTarget,
 } from './plan-policy.js';

@@ -9,7 +9,7 @@ import { detectWall } from './bot-wall.js';
 import { EpisodeEnd } from './errors.js';
 import { callInjected } from './injected-script.js';
 import type { EpisodeSession } from './episode-session.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '@owrl/core';
 import { classifyHttpStatus, isTransientStatus } from './net-errors.js';
 import type { EnvTimeouts } from './options.js';
 

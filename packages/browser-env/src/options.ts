@@ -1,10 +1,9 @@
 // Options of the browser pool, their defaults (docs/design.md §1/§5) and validation with messages that
 // name the option and the value.
-import { DEFAULTS, noopMeter, type Meter } from '@owrl/core';
+import { DEFAULTS, noopMeter, type Meter, silentLogger, type Logger } from '@owrl/core';
 import { ANSWER_CACHE_MS, type HostLookup } from './egress-check.js';
 import type { Dial } from './egress-proxy.js';
 import { BrowserEnvError, BrowserEnvErrorCode } from './errors.js';
-import { silentLogger, type Logger } from './logger.js';
 
 export type EnvTimeouts = { -readonly [K in keyof typeof DEFAULTS.timeouts]: number };
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Logger } from '@owrl/core';
 import { BrowserPool, type EpisodeResult, type EpisodeSpec, type PolicyInput, type StepDecision } from '../src/index.js';
-import { processTree } from '../src/testing.js';
+import { processTree } from '@owrl/core';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
 import { call, step, ScriptedPolicy, type Script } from './scripted-policy.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, it } from 'node:test';
 import { BrowserPool, type PolicyInput, type StepDecision } from '../src/index.js';
-import { listProcesses, processTree, pssBytes } from '../src/testing.js';
+import { listProcesses, processTree, pssBytes } from '@owrl/core';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
 
 const EPISODES = 80;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { BrowserEnvError, BrowserPool, type EpisodeResult, type EpisodeSpec, type PolicyInput, type StepDecision } from '../src/index.js';
-import { listProcesses } from '../src/testing.js';
+import { listProcesses } from '@owrl/core';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
 import { ScriptedPolicy } from './scripted-policy.js';
 

@@ -20,12 +20,6 @@ import {
   type EpisodeStep,
   type RawSnapshot,
 } from '../src/index.js';
-import {
-  parseKbField,
-  parseStat,
-  pssBytes,
-  treeMemory,
-} from '../src/testing.js';
 
 void describe('net policy', () => {
   void it('classifies private and public addresses', () => {
@@ -260,31 +254,7 @@ void describe('history', () => {
   });
 });
 
-void describe('proc and options', () => {
-  void it('parses /proc stat lines with odd command names', () => {
-    assert.deepEqual(parseStat('1234 (chrom e) (x)) S 1000 1234 1234 0 -1'), { pid: 1234, ppid: 1000, pgrp: 1234, state: 'S', comm: 'chrom e) (x)' });
-    assert.equal(parseStat('garbage'), null);
-  });
-
-  void it('parses kB fields of smaps_rollup and status', () => {
-    const rollup = '55b58ea5a000-7ffd42a73000 ---p 00000000 00:00 0    [rollup]\nRss:                1636 kB\nPss:                 237 kB\nPss_Dirty:           112 kB\nPss_Anon:            112 kB\n';
-    assert.equal(parseKbField(rollup, 'Pss'), 237 * 1024, 'Pss, not Pss_Dirty or Pss_Anon');
-    assert.equal(parseKbField(rollup, 'Rss'), 1636 * 1024);
-    assert.equal(parseKbField('Name:\tnode\nVmRSS:\t   51200 kB\n', 'VmRSS'), 50 * 1024 * 1024);
-    assert.equal(parseKbField(rollup, 'Swap'), null);
-    assert.equal(parseKbField('Pss: lots', 'Pss'), null);
-  });
-
-  void it('measures the memory of a live process tree (PSS no larger than RSS)', () => {
-    const m = treeMemory(process.pid);
-    assert.ok(m.processes >= 1);
-    assert.ok(m.rssBytes > 10 * 1024 * 1024, `rss ${m.rssBytes}`);
-    assert.ok(m.pssBytes > 0 && m.pssBytes <= m.rssBytes, `pss ${m.pssBytes} rss ${m.rssBytes}`);
-    assert.ok(pssBytes(process.pid) > 0);
-    assert.equal(pssBytes(2 ** 22 + 1), 0, 'no such process');
-    assert.deepEqual(treeMemory(2 ** 22 + 1), { pssBytes: 0, rssBytes: 0, processes: 0 });
-  });
-
+void describe('options', () => {
   void it('validates options naming the field', () => {
     const o = resolveOptions({});
     assert.equal(o.executablePath, '/usr/bin/chromium');

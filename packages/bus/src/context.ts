@@ -2,7 +2,7 @@
 // implements it; internal modules depend on this interface, not on the Bus class.
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { Logger } from './logger.js';
+import type { Logger } from '@owrl/core';
 
 export interface BusContext {
   readonly nc: NatsConnection;

@@ -9,7 +9,6 @@ export {
   isPublishRefused,
   isRetryableBusError,
 } from './errors.js';
-export { silentLogger, type Logger } from './logger.js';
 export {
   CONSUMER_ACTORS,
   CONSUMER_JUDGE,
@@ -34,29 +33,49 @@ export {
   scoredSubject,
   taskSubject,
   trajSubject,
-  type LearnerConsumerOptions,
-  type ResolvedTopology,
-  type TopologyOptions,
 } from './topology.js';
-export { Bus, connectBus, type ConnectBusOptions, type ConsumerLag } from './bus.js';
+export type {
+  LearnerConsumerOptions,
+  ResolvedTopology,
+  TopologyOptions,
+} from './topology.js';
+export {
+  Bus,
+  connectBus,
+} from './bus.js';
+export type {
+  ConnectBusOptions,
+  ConsumerLag,
+} from './bus.js';
 export {
   readNatsSettings,
   describeNatsSettings,
   redactUrl,
   DEFAULT_NATS_URL,
-  type NatsAuth,
-  type NatsSettings,
 } from './nats-settings.js';
-export type { BusContext } from './context.js';
-export type { PublishOptions, PublishResult } from './publish.js';
+export type {
+  NatsAuth,
+  NatsSettings,
+} from './nats-settings.js';
+export type {
+  BusContext,
+} from './context.js';
+export type {
+  PublishOptions,
+  PublishResult,
+} from './publish.js';
 export {
   nakDelayMs,
   DEFAULT_NAK_BACKOFF_MS,
-  type ConsumeOptions,
-  type ConsumeHandle,
-  type ConsumeStats,
 } from './consume.js';
-export type { Delivery } from './delivery.js';
+export type {
+  ConsumeOptions,
+  ConsumeHandle,
+  ConsumeStats,
+} from './consume.js';
+export type {
+  Delivery,
+} from './delivery.js';
 export {
   DlqHeader,
   DlqReason,
@@ -64,25 +83,40 @@ export {
   deadLetterMsgId,
   publishDeadLetter,
   startDlqMover,
-  type DeadLetter,
-  type DlqMoverOptions,
-  type DlqMoverHandle,
 } from './dlq.js';
-export { encodeKvKey, decodeKvKey } from './kv-keys.js';
-export { ActorRegistry, Blacklist, BlacklistCache, WeightsPointer, isEntryBlocking } from './kv.js';
+export type {
+  DeadLetter,
+  DlqMoverOptions,
+  DlqMoverHandle,
+} from './dlq.js';
+export {
+  encodeKvKey,
+  decodeKvKey,
+} from './kv-keys.js';
+export {
+  ActorRegistry,
+  Blacklist,
+  BlacklistCache,
+  WeightsPointer,
+  isEntryBlocking,
+} from './kv.js';
 export {
   decodeActorRecord,
   decodeBlacklistEntry,
   HEARTBEATS_MISSED,
-  type ActorHeartbeat,
-  type ActorRecord,
-  type BlacklistEntry,
-  type KvValueOrigin,
+} from './kv-values.js';
+export type {
+  ActorHeartbeat,
+  ActorRecord,
+  BlacklistEntry,
+  KvValueOrigin,
 } from './kv-values.js';
 export {
   ScreenshotStore,
   imageInfo,
   sha256Hex,
   shotSubject,
-  type StoredImage,
+} from './screenshot-store.js';
+export type {
+  StoredImage,
 } from './screenshot-store.js';

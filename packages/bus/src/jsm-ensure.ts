@@ -3,8 +3,9 @@
 // and refusing to silently keep a setting the server cannot change.
 import { type ConsumerConfig, type ConsumerInfo, type JetStreamClient, type JetStreamManager, type StreamConfig, type StreamInfo, JetStreamApiError } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
+import type { Logger } from '@owrl/core';
 import { BusError, BusErrorCode } from './errors.js';
-import { errFields, type Logger } from './logger.js';
+import { errFields } from './logger.js';
 
 const STREAM_NOT_FOUND = 10059;
 const CONSUMER_NOT_FOUND = 10014;

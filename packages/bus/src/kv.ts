@@ -6,11 +6,12 @@
 import { decode, encode, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
 import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import type { Logger } from '@owrl/core';
 import type { BusContext } from './context.js';
 import { BusError, BusErrorCode } from './errors.js';
 import { decodeKvKey, encodeKvKey } from './kv-keys.js';
 import { decodeActorRecord, decodeBlacklistEntry, HEARTBEAT_FIELDS, type ActorHeartbeat, type ActorRecord, type BlacklistEntry } from './kv-values.js';
-import { errFields, type Logger } from './logger.js';
+import { errFields } from './logger.js';
 import { KV_ACTORS, KV_BLACKLIST, KV_WEIGHTS, WEIGHTS_KEY } from './topology.js';
 
 async function openBucket(ctx: BusContext, bucket: string): Promise<KV> {

@@ -1,6 +1,5 @@
-// The bus logs through the injected owrl Logger (silent when none is given), plus error fields.
-
-export { silentLogger, type Logger } from '@owrl/core';
+// Error fields for the bus's log records (the bus logs through the injected Logger of @owrl/core,
+// silent when none is given).
 
 /** Error fields for a log record (no stack unless asked; logs are read by people). */
 export function errFields(e: unknown): { err: string; code?: string } {

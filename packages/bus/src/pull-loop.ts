@@ -4,8 +4,9 @@
 // and on stop() lets outstanding pull requests finish so no delivered message is stranded.
 import { type Consumer, type JetStreamClient, type JsMsg, JetStreamApiError } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
+import type { Logger } from '@owrl/core';
 import { BusError, BusErrorCode } from './errors.js';
-import { errFields, type Logger } from './logger.js';
+import { errFields } from './logger.js';
 
 export interface PullLoopOptions {
   nc: NatsConnection;

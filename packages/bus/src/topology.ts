@@ -2,10 +2,9 @@
 // subject helpers, the desired configuration resolved from options (pure), and ensureTopology(),
 // which creates or updates all of it idempotently; every service calls it at start.
 import { type JetStreamManager, type ConsumerConfig, type StreamConfig, AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { DEFAULTS } from '@owrl/core';
+import { DEFAULTS, silentLogger, type Logger } from '@owrl/core';
 import { BusError, BusErrorCode } from './errors.js';
 import { ensureConsumer, ensureKvBucket, ensureStream, type KvBucketSpec } from './jsm-ensure.js';
-import { silentLogger, type Logger } from './logger.js';
 
 export const STREAM_TASKS = 'OWRL_TASKS';
 export const STREAM_TRAJ = 'OWRL_TRAJ';

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Kvm } from '@nats-io/kv';
 import { make, PolicyArtifactSchema, type PolicyArtifact } from '@owrl/proto';
-import { ActorRegistry, Blacklist, BlacklistCache, BusErrorCode, encodeKvKey, ensureTopology, isBusError, silentLogger, WeightsPointer } from '../src/index.js';
+import { silentLogger } from '@owrl/core';
+import { ActorRegistry, Blacklist, BlacklistCache, BusErrorCode, encodeKvKey, ensureTopology, isBusError, WeightsPointer } from '../src/index.js';
 import { lastEntries } from '../src/kv.js';
 import { deferred, startSuite, until, within, type Suite } from './harness.js';
 

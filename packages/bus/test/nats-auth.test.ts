@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { nkeys } from '@nats-io/nats-core';
 import { ConfigError } from '@owrl/core';
-import { startNatsServer } from '@owrl/testkit';
+import { startNatsServer } from './harness.js';
 import { BusError, connectBus, describeNatsSettings, readNatsSettings, redactUrl, type NatsSettings } from '../src/index.js';
 
 function configError(variable: string, message: RegExp) {

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Kind, Parser, type ParserEvent } from '@nats-io/nats-core/internal';
-import { startNatsServer, type NatsServer } from '@owrl/testkit';
+import type { NatsServer } from '@owrl/nats-server';
+import { startNatsServer } from './harness.js';
 import { connectBus, type Bus } from '../src/index.js';
 import { installPayloadBuffers } from '../src/payload-buffer.js';
 

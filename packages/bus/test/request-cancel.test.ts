@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MuxSubscription, RequestError, RequestOne } from '@nats-io/nats-core/internal';
-import { startNatsServer, type NatsServer } from '@owrl/testkit';
+import type { NatsServer } from '@owrl/nats-server';
+import { startNatsServer } from './harness.js';
 import { connectBus, type Bus } from '../src/index.js';
 import { CANCELLED, installSharedCancelError } from '../src/request-cancel.js';
 

@@ -4,17 +4,26 @@
 export {
   TOOL_NAMES,
   isToolName,
-  type Box,
-  type ElementInfo,
-  type HistoryEntry,
-  type HistoryMode,
-  type Observation,
-  type TabInfo,
-  type TextItem,
-  type ToolCallSpec,
-  type ToolName,
 } from './observation.js';
-export { groupKey, parseTrajectoryId, trajectoryId, type TrajectoryKey } from './ids.js';
+export type {
+  Box,
+  ElementInfo,
+  HistoryEntry,
+  HistoryMode,
+  Observation,
+  TabInfo,
+  TextItem,
+  ToolCallSpec,
+  ToolName,
+} from './observation.js';
+export {
+  groupKey,
+  parseTrajectoryId,
+  trajectoryId,
+} from './ids.js';
+export type {
+  TrajectoryKey,
+} from './ids.js';
 export {
   FORMAT_ZERO_CLASSES,
   HTTP_STATUS_REASONS,
@@ -37,16 +46,33 @@ export {
   policyUnavailableReason,
   reasonInfo,
   reasonsWithFault,
-  type HttpStatusReason,
-  type NetReason,
-  type ReasonFault,
-  type ReasonInfo,
-  type TerminationClassName,
-  type TerminationReason,
 } from './termination.js';
-export { DEFAULTS, type CurriculumStage } from './defaults.js';
-export { OwrlError, describeError } from './errors.js';
-export { SeededRng, fnv1a, mulberry32, type Rng } from './rng.js';
+export type {
+  HttpStatusReason,
+  NetReason,
+  ReasonFault,
+  ReasonInfo,
+  TerminationClassName,
+  TerminationReason,
+} from './termination.js';
+export {
+  DEFAULTS,
+} from './defaults.js';
+export type {
+  CurriculumStage,
+} from './defaults.js';
+export {
+  OwrlError,
+  describeError,
+} from './errors.js';
+export {
+  SeededRng,
+  fnv1a,
+  mulberry32,
+} from './rng.js';
+export type {
+  Rng,
+} from './rng.js';
 export {
   ConfigError,
   ConfigErrorCode,
@@ -58,10 +84,21 @@ export {
   envSecret,
   envString,
   isConfigError,
-  type Env,
 } from './env.js';
-export { Secret } from './secret.js';
-export { lazyChild, silentLogger, type Logger, type LogLevelName } from './logger.js';
+export type {
+  Env,
+} from './env.js';
+export {
+  Secret,
+} from './secret.js';
+export {
+  lazyChild,
+  silentLogger,
+} from './logger.js';
+export type {
+  Logger,
+  LogLevelName,
+} from './logger.js';
 export {
   EPISODE_BUCKETS,
   FAST_BUCKETS,
@@ -70,16 +107,46 @@ export {
   checkMetricSpec,
   isMeterError,
   noopMeter,
-  type Counter,
-  type Gauge,
-  type Histogram,
-  type HistogramSpec,
-  type LabelValues,
-  type Meter,
-  type MetricKind,
-  type MetricSpec,
-  type WithLabels,
 } from './meter.js';
-export { MemoryMeter, type SeriesValue } from './memory-meter.js';
-export { hostOf } from './url.js';
-export { imageSize, sha256Hex } from './image.js';
+export type {
+  Counter,
+  Gauge,
+  Histogram,
+  HistogramSpec,
+  LabelValues,
+  Meter,
+  MetricKind,
+  MetricSpec,
+  WithLabels,
+} from './meter.js';
+export {
+  MemoryMeter,
+} from './memory-meter.js';
+export type {
+  SeriesValue,
+} from './memory-meter.js';
+export {
+  hostOf,
+} from './url.js';
+export {
+  imageSize,
+  sha256Hex,
+} from './image.js';
+export {
+  isProcessAlive,
+  listProcesses,
+  parseKbField,
+  parseProcStat,
+  procDescendants,
+  processTree,
+  pssBytes,
+  readCmdline,
+  readProcStat,
+  rssBytes,
+  treeMemory,
+  treeRssBytes,
+} from './proc.js';
+export type {
+  ProcInfo,
+  TreeMemory,
+} from './proc.js';

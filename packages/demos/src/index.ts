@@ -22,15 +22,26 @@ export {
 export {
   fetchSuiteTasks,
   recordDemonstration,
-  type DemoStep,
-  type Demonstration,
-  type RecordOptions,
 } from './record.js';
-export { sftRecords, type ImageMode, type SftRecord, type SftRenderOptions } from './sft.js';
+export type {
+  DemoStep,
+  Demonstration,
+  RecordOptions,
+} from './record.js';
+export {
+  sftRecords,
+} from './sft.js';
+export type {
+  ImageMode,
+  SftRecord,
+  SftRenderOptions,
+} from './sft.js';
 export {
   bcSamples,
   warmUp,
-  type SuccessFigure,
-  type WarmupOptions,
-  type WarmupResult,
+} from './warmup.js';
+export type {
+  SuccessFigure,
+  WarmupOptions,
+  WarmupResult,
 } from './warmup.js';

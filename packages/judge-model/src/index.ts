@@ -10,7 +10,9 @@ export {
   fromWireError,
   isJudgeModelError,
   toWireError,
-  type WireError,
+} from './errors.js';
+export type {
+  WireError,
 } from './errors.js';
 export {
   readModelFolder,
@@ -21,57 +23,90 @@ export {
   DEFAULT_MAX_PROMPT_TOKENS,
   DEFAULT_QUESTION,
   DEFAULT_SYSTEM_PROMPT,
-  type JudgeLayout,
-  type ModelFolder,
-  type OwrlJudgeConfig,
-  type PreprocessorConfig,
+  graphPaths,
+} from './folder.js';
+export type {
+  JudgeLayout,
+  ModelFolder,
+  OwrlJudgeConfig,
+  PreprocessorConfig,
 } from './folder.js';
 export {
   buildMessages,
   judgeInputFromTrajectory,
-  type ChatMessage,
-  type ContentPart,
-  type JudgeAction,
-  type JudgeInput,
-  type JudgeStep,
-  type PromptOptions,
-  type Shortening,
 } from './prompt.js';
-export { shortenToFit, type FitResult } from './prompt-fit.js';
-export { ApiJudge, type ApiJudgeOptions, type ApiJudgeStats, type ApiProbe } from './api-judge.js';
+export type {
+  ChatMessage,
+  ContentPart,
+  JudgeAction,
+  JudgeInput,
+  JudgeStep,
+  PromptOptions,
+  Shortening,
+} from './prompt.js';
+export {
+  shortenToFit,
+} from './prompt-fit.js';
+export type {
+  FitResult,
+} from './prompt-fit.js';
+export {
+  ApiJudge,
+} from './api-judge.js';
+export type {
+  ApiJudgeOptions,
+  ApiJudgeStats,
+  ApiProbe,
+} from './api-judge.js';
 export {
   readChatReply,
   yesNoOfText,
   yesNoOfToken,
   pYesOfPosition,
-  type ApiBasis,
-  type ApiVerdict,
+} from './api-reply.js';
+export type {
+  ApiBasis,
+  ApiVerdict,
 } from './api-reply.js';
 export {
   buildChatRequest,
   neutralizeSpecials,
   imageDataUrl,
-  type ChatRequest,
-  type ChatRequestOptions,
 } from './api-request.js';
-export { JudgeTokenizer, DEFAULT_IMAGE_TOKEN, type EncodedPrompt } from './text.js';
+export type {
+  ChatRequest,
+  ChatRequestOptions,
+} from './api-request.js';
+export {
+  JudgeTokenizer,
+  DEFAULT_IMAGE_TOKEN,
+} from './text.js';
+export type {
+  EncodedPrompt,
+} from './text.js';
 export {
   decodeJpeg,
   preprocessImage,
   smartResize,
-  type ImagePatches,
-  type RgbImage,
+} from './image.js';
+export type {
+  ImagePatches,
+  RgbImage,
 } from './image.js';
 export {
   padBatch,
   mropePositions,
   logitsToKeep,
   yesProbabilities,
-  type ImageSpan,
-  type PaddedBatch,
 } from './batch.js';
-export { halfToFloat, floatToHalf } from './half.js';
-export { graphPaths } from './folder.js';
+export type {
+  ImageSpan,
+  PaddedBatch,
+} from './batch.js';
+export {
+  halfToFloat,
+  floatToHalf,
+} from './half.js';
 export {
   JUDGE_DEVICES,
   AUTO_ORDER,
@@ -80,24 +115,56 @@ export {
   isGpu,
   probeDevice,
   openSessions,
-  type OpenedSessions,
-  type SessionSettings,
-  type DeviceSkip,
-  type DeviceSkipCode,
-  type GpuDevice,
-  type JudgeDevice,
-  type ResolvedDevice,
 } from './session.js';
-export { decoderFeedsFor, type RowScore, type RowOutcome, type PassStats, type ForwardResult } from './runner.js';
-export { planPasses, paddingWaste, type BatchShape, type PlannedPass } from './batch-plan.js';
-export { prepareRows, promptOptions, promptTokenLimit, type PreparedOutcome, type PreparedRow } from './prepare.js';
+export type {
+  OpenedSessions,
+  SessionSettings,
+  DeviceSkip,
+  DeviceSkipCode,
+  GpuDevice,
+  JudgeDevice,
+  ResolvedDevice,
+} from './session.js';
+export {
+  decoderFeedsFor,
+} from './runner.js';
+export type {
+  RowScore,
+  RowOutcome,
+  PassStats,
+  ForwardResult,
+} from './runner.js';
+export {
+  planPasses,
+  paddingWaste,
+} from './batch-plan.js';
+export type {
+  BatchShape,
+  PlannedPass,
+} from './batch-plan.js';
+export {
+  prepareRows,
+  promptOptions,
+  promptTokenLimit,
+} from './prepare.js';
+export type {
+  PreparedOutcome,
+  PreparedRow,
+} from './prepare.js';
 export {
   OnnxJudge,
   DEVICE_DEFAULTS,
-  type BatchScorer,
-  type JudgeScore,
-  type JudgeStats,
-  type OnnxJudgeOptions,
-  type ScoreOptions,
 } from './judge.js';
-export { modelVerdictSource, type ModelSourceOptions } from './model-source.js';
+export type {
+  BatchScorer,
+  JudgeScore,
+  JudgeStats,
+  OnnxJudgeOptions,
+  ScoreOptions,
+} from './judge.js';
+export {
+  modelVerdictSource,
+} from './model-source.js';
+export type {
+  ModelSourceOptions,
+} from './model-source.js';

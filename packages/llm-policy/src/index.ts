@@ -11,35 +11,48 @@ export {
   toolSchemas,
   toolDefinitions,
   TOOL_ORDER,
-  type CoordinateSystem,
-  type ParamSchema,
-  type ToolSchema,
-  type ChatToolDefinition,
+} from './tool-schemas.js';
+export type {
+  CoordinateSystem,
+  ParamSchema,
+  ToolSchema,
+  ChatToolDefinition,
 } from './tool-schemas.js';
 export {
   validateToolCall,
   fromPixels,
-  type ValidateContext,
-  type ValidateResult,
+} from './tool-validate.js';
+export type {
+  ValidateContext,
+  ValidateResult,
 } from './tool-validate.js';
 export {
   readReply,
   firstChoice,
-  type ChatContentPart,
-  type ChatMessage,
-  type ChatRequest,
-  type ReplyMessage,
-  type ServingEngine,
-  type WireToolCall,
+} from './chat-types.js';
+export type {
+  ChatContentPart,
+  ChatMessage,
+  ChatRequest,
+  ReplyMessage,
+  ServingEngine,
+  WireToolCall,
 } from './chat-types.js';
 export {
   parseReply,
   compressReplyText,
   renderCallBlock,
   callJson,
-  type ParsedReply,
 } from './reply-parse.js';
-export { imageRef, imageSize, sha256Hex, dataUrl } from './image-ref.js';
+export type {
+  ParsedReply,
+} from './reply-parse.js';
+export {
+  imageRef,
+  imageSize,
+  sha256Hex,
+  dataUrl,
+} from './image-ref.js';
 export {
   renderChatRequest,
   requestImages,
@@ -48,7 +61,9 @@ export {
   assistantText,
   neutralize,
   DEFAULT_RENDER_OPTIONS,
-  type RenderOptions,
+} from './prompt-render.js';
+export type {
+  RenderOptions,
 } from './prompt-render.js';
 export {
   tokenTrace,
@@ -56,10 +71,18 @@ export {
   tokensPolicyTrace,
   readTokens,
   maskAll,
-  type ReadTokens,
-  type TraceContext,
 } from './token-trace.js';
-export { traceChecks, describeFailed, type EngineCheck } from './trace-checks.js';
+export type {
+  ReadTokens,
+  TraceContext,
+} from './token-trace.js';
+export {
+  traceChecks,
+  describeFailed,
+} from './trace-checks.js';
+export type {
+  EngineCheck,
+} from './trace-checks.js';
 export {
   DEFAULT_SAMPLER,
   LOGPROB_MODES,
@@ -67,32 +90,61 @@ export {
   samplerFields,
   samplerProblem,
   samplerTrace,
-  type LogprobMode,
-  type SamplerSettings,
 } from './sampling.js';
-export { requestModel, servedNameProblem } from './adapter-naming.js';
-export { probeEngine, type EngineProbeOptions, type EngineProbeResult } from './engine-probe.js';
+export type {
+  LogprobMode,
+  SamplerSettings,
+} from './sampling.js';
+export {
+  requestModel,
+  servedNameProblem,
+} from './adapter-naming.js';
+export {
+  probeEngine,
+} from './engine-probe.js';
+export type {
+  EngineProbeOptions,
+  EngineProbeResult,
+} from './engine-probe.js';
 export {
   contextOverflow,
   errorMessage,
   isRetryableStatus,
-  type ContextOverflow,
 } from './server-errors.js';
-export { ChatClient, type ChatClientOptions, type ChatOutcome } from './chat-client.js';
+export type {
+  ContextOverflow,
+} from './server-errors.js';
+export {
+  ChatClient,
+} from './chat-client.js';
+export type {
+  ChatClientOptions,
+  ChatOutcome,
+} from './chat-client.js';
 export {
   OpenAIPolicy,
   OPENAI_POLICY_KIND,
-  type OpenAIPolicyOptions,
-  type OpenAIPolicyStats,
 } from './openai-policy.js';
-export { openAIPolicyConfigFromEnv, parseCoords, type OpenAIPolicyConfig } from './config.js';
+export type {
+  OpenAIPolicyOptions,
+  OpenAIPolicyStats,
+} from './openai-policy.js';
+export {
+  openAIPolicyConfigFromEnv,
+  parseCoords,
+} from './config.js';
+export type {
+  OpenAIPolicyConfig,
+} from './config.js';
 export {
   EngineWeightLoader,
   EngineLoadError,
   EngineLoadErrorCode,
   defaultServeName,
   isEngineLoadError,
-  type EngineWeightLoaderOptions,
-  type LoadedVersion,
-  type WeightEngine,
+} from './engine-loader.js';
+export type {
+  EngineWeightLoaderOptions,
+  LoadedVersion,
+  WeightEngine,
 } from './engine-loader.js';

@@ -12,37 +12,64 @@ export {
   answerShape,
   pageType,
   parseInstruction,
-  type AnswerShape,
-  type ParsedInstruction,
+} from './text.js';
+export type {
+  AnswerShape,
+  ParsedInstruction,
 } from './text.js';
 export {
   DEFAULT_DIM,
-  type CandidateKind,
-  type FeatureInput,
-  type SparseFeatures,
+} from './features.js';
+export type {
+  CandidateKind,
+  FeatureInput,
+  SparseFeatures,
 } from './features.js';
 export {
   FINISH_RESPONSE,
   buildCandidates,
   matchCandidate,
-  type Candidate,
-  type CandidateInput,
-  type CandidateOptions,
 } from './candidates.js';
-export { SparseGradient, toCsr, type Csr, type CsrFeatures } from './sparse.js';
+export type {
+  Candidate,
+  CandidateInput,
+  CandidateOptions,
+} from './candidates.js';
+export {
+  SparseGradient,
+  toCsr,
+} from './sparse.js';
+export type {
+  Csr,
+  CsrFeatures,
+} from './sparse.js';
 export {
   PointerModel,
   initialModel,
   sampleIndex,
-  type CandidateFeatures,
-  type PointerModelInit,
 } from './pointer-model.js';
-export { exportOnnx, readOnnxWeights, type PointerWeights } from './onnx-export.js';
-export type { Policy, PolicyDecision, PolicyInput } from './policy.js';
+export type {
+  CandidateFeatures,
+  PointerModelInit,
+} from './pointer-model.js';
+export {
+  exportOnnx,
+  readOnnxWeights,
+} from './onnx-export.js';
+export type {
+  PointerWeights,
+} from './onnx-export.js';
+export type {
+  Policy,
+  PolicyDecision,
+  PolicyInput,
+} from './policy.js';
 export {
   OnnxPointerPolicy,
   POLICY_KIND,
   createPointerSession,
   runPointerSession,
-  type OnnxPolicyOptions,
+} from './onnx-policy.js';
+export type {
+  OnnxPolicyOptions,
 } from './onnx-policy.js';

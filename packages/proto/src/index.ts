@@ -8,16 +8,20 @@ export {
   TaskSchema,
   VerifierSchema,
   file_owrl_v1_task,
-  type AnswerMatch,
-  type PageExpression,
-  type SiteStateCheck,
-  type Task,
-  type Verifier,
+} from './gen/owrl/v1/task_pb.js';
+export type {
+  AnswerMatch,
+  PageExpression,
+  SiteStateCheck,
+  Task,
+  Verifier,
 } from './gen/owrl/v1/task_pb.js';
 export {
   RolloutRequestSchema,
   file_owrl_v1_rollout,
-  type RolloutRequest,
+} from './gen/owrl/v1/rollout_pb.js';
+export type {
+  RolloutRequest,
 } from './gen/owrl/v1/rollout_pb.js';
 export {
   BlockedConnectionSchema,
@@ -43,22 +47,24 @@ export {
   ToolResultSchema,
   TrajectorySchema,
   file_owrl_v1_trajectory,
-  type BlockedConnection,
-  type Diagnostics,
-  type Effect,
-  type ImageRef,
-  type PageEval,
-  type Point,
-  type PointerTrace,
-  type PolicyTrace,
-  type SamplerSettings,
-  type Step,
-  type StepTiming,
-  type Termination,
-  type TokenTrace,
-  type ToolCall,
-  type ToolResult,
-  type Trajectory,
+} from './gen/owrl/v1/trajectory_pb.js';
+export type {
+  BlockedConnection,
+  Diagnostics,
+  Effect,
+  ImageRef,
+  PageEval,
+  Point,
+  PointerTrace,
+  PolicyTrace,
+  SamplerSettings,
+  Step,
+  StepTiming,
+  Termination,
+  TokenTrace,
+  ToolCall,
+  ToolResult,
+  Trajectory,
 } from './gen/owrl/v1/trajectory_pb.js';
 export {
   ScoredTrajectorySchema,
@@ -66,13 +72,17 @@ export {
   VerdictSource,
   VerdictSourceSchema,
   file_owrl_v1_scored,
-  type ScoredTrajectory,
-  type Verdict,
+} from './gen/owrl/v1/scored_pb.js';
+export type {
+  ScoredTrajectory,
+  Verdict,
 } from './gen/owrl/v1/scored_pb.js';
 export {
   PolicyArtifactSchema,
   file_owrl_v1_policy,
-  type PolicyArtifact,
+} from './gen/owrl/v1/policy_pb.js';
+export type {
+  PolicyArtifact,
 } from './gen/owrl/v1/policy_pb.js';
 export {
   ActorInfoSchema,
@@ -89,17 +99,19 @@ export {
   StalenessStatSchema,
   SuiteStatSchema,
   file_owrl_v1_run_state,
-  type ActorInfo,
-  type BlacklistInfo,
-  type DifficultyStat,
-  type FailureRules,
-  type FamilyStat,
-  type JudgeCalibration,
-  type RoundSummary,
-  type RunCounters,
-  type RunState,
-  type StalenessStat,
-  type SuiteStat,
+} from './gen/owrl/v1/run_state_pb.js';
+export type {
+  ActorInfo,
+  BlacklistInfo,
+  DifficultyStat,
+  FailureRules,
+  FamilyStat,
+  JudgeCalibration,
+  RoundSummary,
+  RunCounters,
+  RunState,
+  StalenessStat,
+  SuiteStat,
 } from './gen/owrl/v1/run_state_pb.js';
 export {
   GetRunStateRequestSchema,
@@ -113,15 +125,17 @@ export {
   RunEventSchema,
   WatchRunRequestSchema,
   file_owrl_v1_learner,
-  type GetRunStateRequest,
-  type GetTrajectoryRequest,
-  type GroupInfo,
-  type ListGroupsRequest,
-  type ListGroupsResponse,
-  type PauseRunRequest,
-  type ResumeRunRequest,
-  type RunEvent,
-  type WatchRunRequest,
+} from './gen/owrl/v1/learner_pb.js';
+export type {
+  GetRunStateRequest,
+  GetTrajectoryRequest,
+  GroupInfo,
+  ListGroupsRequest,
+  ListGroupsResponse,
+  PauseRunRequest,
+  ResumeRunRequest,
+  RunEvent,
+  WatchRunRequest,
 } from './gen/owrl/v1/learner_pb.js';
 export {
   EpochStatSchema,
@@ -137,27 +151,70 @@ export {
   Trainer,
   TrainerInfoSchema,
   file_owrl_v1_trainer,
-  type EpochStat,
-  type GetTrainerInfoRequest,
-  type OffPolicyStat,
-  type TrainChunk,
-  type TrainGroup,
-  type TrainHeader,
-  type TrainHyperparams,
-  type TrainResult,
-  type TrainSample,
-  type TrainStep,
-  type TrainerInfo,
+} from './gen/owrl/v1/trainer_pb.js';
+export type {
+  EpochStat,
+  GetTrainerInfoRequest,
+  OffPolicyStat,
+  TrainChunk,
+  TrainGroup,
+  TrainHeader,
+  TrainHyperparams,
+  TrainResult,
+  TrainSample,
+  TrainStep,
+  TrainerInfo,
 } from './gen/owrl/v1/trainer_pb.js';
 export * as health from './gen/grpc/health/v1/health_pb.js';
 export * as reflection from './gen/grpc/reflection/v1/reflection_pb.js';
-export { ReflectionIndex } from './reflection.js';
-export { create, clone, equals, toJson, fromJson, toBinary, fromBinary } from '@bufbuild/protobuf';
-export type { MessageShape, MessageInitShape, DescMessage, JsonValue } from '@bufbuild/protobuf';
-export { SCHEMA_VERSION, decode, encode, encodeWithField, make } from './codec.js';
-export { encodeTrajectory, sealTrace } from './trace-encode.js';
-export { encodeGroupChunk } from './train-encode.js';
-export { decodeScoredLazy, decodeTrajectoryLazy, pendingTraceBytes, prefetchSteps, scoredStepBytes, shareTrace, spillSteps, stepCount, stepTraces, traceKind, type SpillReader, type StepSpillWriter } from './lazy-trace.js';
+export {
+  ReflectionIndex,
+} from './reflection.js';
+export {
+  create,
+  clone,
+  equals,
+  toJson,
+  fromJson,
+  toBinary,
+  fromBinary,
+} from '@bufbuild/protobuf';
+export type {
+  MessageShape,
+  MessageInitShape,
+  DescMessage,
+  JsonValue,
+} from '@bufbuild/protobuf';
+export {
+  SCHEMA_VERSION,
+  decode,
+  encode,
+  encodeWithField,
+  make,
+} from './codec.js';
+export {
+  encodeTrajectory,
+  sealTrace,
+} from './trace-encode.js';
+export {
+  encodeGroupChunk,
+} from './train-encode.js';
+export {
+  decodeScoredLazy,
+  decodeTrajectoryLazy,
+  pendingTraceBytes,
+  prefetchSteps,
+  scoredStepBytes,
+  shareTrace,
+  spillSteps,
+  stepCount,
+  stepTraces,
+  traceKind,
+} from './lazy-trace.js';
+export type {
+  SpillReader,
+  StepSpillWriter,
+} from './lazy-trace.js';
 export {
   ProtoError,
   ProtoErrorCode,
@@ -166,8 +223,10 @@ export {
 export {
   encodeOnce,
   grpcServiceDefinition,
-  type GrpcMethodDefinition,
-  type GrpcServiceDefinition,
+} from './grpc.js';
+export type {
+  GrpcMethodDefinition,
+  GrpcServiceDefinition,
 } from './grpc.js';
 export {
   effectKindFromName,

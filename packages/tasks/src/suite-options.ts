@@ -2,7 +2,7 @@
 // families selected by `difficulties` / `families`, with errors naming the option.
 import type { Task } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from './errors.js';
-import { DEFAULT_CATALOG_SEED } from './shop-catalog.js';
+import { DEFAULT_CATALOG_SEED } from './shop/shop-catalog.js';
 
 /** Data seed of every bundled site when none is configured (sites server and generators alike). */
 export const DEFAULT_DATA_SEED = DEFAULT_CATALOG_SEED;

@@ -4,7 +4,7 @@
 import type { Task } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from './errors.js';
 import type { SuiteDef, SuiteGenerateOptions } from './suite-options.js';
-import { generateShopTasks, SHOP_FAMILIES, SHOP_SITE, SHOP_SUITE, shopCheckKind, type ShopFamilyName } from './shop-tasks.js';
+import { generateShopTasks, SHOP_FAMILIES, SHOP_SITE, SHOP_SUITE, shopCheckKind, type ShopFamilyName } from './shop/shop-tasks.js';
 import { generateTravelTasks, TRAVEL_FAMILIES, TRAVEL_SITE, TRAVEL_SUITE } from './travel/index.js';
 import { MAIL_SUITE_DEF } from './mail/mail-tasks.js';
 import { WIKI_SUITE_DEF } from './wiki/wiki-tasks.js';

@@ -6,10 +6,14 @@ import assert from 'node:assert/strict';
 import { matchAnswer } from '@owrl/judge-core';
 import { toJson, TaskSchema, type Task } from '@owrl/proto';
 import {
+  getSuite,
+  TaskError,
+  validateTask,
+} from '../src/index.js';
+import {
   buildMailData,
   checkMailbox,
   generateMailTasks,
-  getSuite,
   listMailView,
   MAIL_FAMILIES,
   MAIL_PAGE_SIZE,
@@ -22,11 +26,9 @@ import {
   parseMailSpec,
   searchMail,
   sendMail,
-  TaskError,
-  validateTask,
   type MailboxState,
   type MailData,
-} from '../src/index.js';
+} from '../src/mail/index.js';
 import {
   mailFamilySize,
   type MailFamilyName,

@@ -3,6 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  TaskError,
+} from '../src/index.js';
+import {
   buildMailData,
   checkMailbox,
   MAIL_ME,
@@ -14,9 +17,8 @@ import {
   parseMailSpec,
   searchMail,
   sendMail,
-  TaskError,
   type MailMessage,
-} from '../src/index.js';
+} from '../src/mail/index.js';
 
 const d = buildMailData(3);
 const contact = (i: number) => d.contacts[i] ?? assert.fail(`contact ${i}`);

@@ -9,11 +9,11 @@ import {
   searchProducts,
   shopDefaultVariant,
   shopLineKey,
-} from '../src/index.js';
+} from '../src/shop/index.js';
 import {
   CLOTHING_SIZES,
   PRODUCTS_PER_CATEGORY,
-} from '../src/shop-catalog.js';
+} from '../src/shop/shop-catalog.js';
 
 void test('same seed gives an identical catalog, a different seed a different one', () => {
   const a = buildShopCatalog(42);

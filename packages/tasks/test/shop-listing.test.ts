@@ -11,7 +11,7 @@ import {
   shopPromoProblem,
   shopRatingLabel,
   type ShopPromo,
-} from '../src/index.js';
+} from '../src/shop/index.js';
 
 const cat = buildShopCatalog(4);
 const clothing = cat.products.filter((p) => p.category === 'clothing');

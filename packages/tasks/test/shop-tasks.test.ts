@@ -5,6 +5,10 @@ import { matchAnswer } from '@owrl/judge-core';
 import assert from 'node:assert/strict';
 import { toJson, TaskSchema, type AnswerMatch, type Task } from '@owrl/proto';
 import {
+  TaskError,
+  validateTask,
+} from '../src/index.js';
+import {
   buildShopCatalog,
   findShopPromo,
   formatPrice,
@@ -14,15 +18,13 @@ import {
   SHOP_FAMILIES,
   SHOP_RATING_STEPS,
   shopRatingLabel,
-  TaskError,
-  validateTask,
   type ShopCatalog,
   type ShopFilters,
   type ShopPromo,
-} from '../src/index.js';
+} from '../src/shop/index.js';
 import {
   shopFamilySize,
-} from '../src/shop-tasks.js';
+} from '../src/shop/shop-tasks.js';
 import { oracleDollars, oracleListing, oracleTotalCents } from '@owrl/testkit';
 
 const BASE = 'http://127.0.0.1:8400';

@@ -5,7 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { toJson, TaskSchema } from '@owrl/proto';
-import { generateShopTasks, parseTaskFile, parseTaskLine, readTaskFile, TaskError, writeTaskFile } from '../src/index.js';
+import { parseTaskFile, parseTaskLine, readTaskFile, TaskError, writeTaskFile } from '../src/index.js';
+import { generateShopTasks } from '../src/shop/index.js';
 
 const ok = { id: 'web/1', suite: 'webvoyager', startUrl: 'https://example.com/', instruction: 'Find the opening hours.', difficulty: 3 };
 const line = (o: Record<string, unknown>) => JSON.stringify(o);

@@ -17,7 +17,7 @@ import {
   TRAVEL_ACCOUNT,
   TRAVEL_CITIES,
   TRAVEL_LAST_DATE,
-} from '../src/index.js';
+} from '../src/travel/index.js';
 import {
   travelDates,
 } from '../src/travel/travel-dates.js';

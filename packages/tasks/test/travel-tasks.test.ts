@@ -5,24 +5,26 @@ import assert from 'node:assert/strict';
 import { matchAnswer } from '@owrl/judge-core';
 import { toJson, TaskSchema, type Task } from '@owrl/proto';
 import {
+  generateSuiteTasks,
+  getSuite,
+  TaskError,
+  validateTask,
+} from '../src/index.js';
+import {
   buildTravelData,
   checkTravel,
   filterFlights,
   findFlight,
   flightsOn,
-  generateSuiteTasks,
   generateTravelTasks,
-  getSuite,
   makeBooking,
   parseTravelSpec,
   presetBookings,
   sortFlights,
-  TaskError,
   TRAVEL_FAMILIES,
   travelSpecJson,
-  validateTask,
   type TravelBooking,
-} from '../src/index.js';
+} from '../src/travel/index.js';
 import {
   TRAVEL_POOL_SIZE,
 } from '../src/travel/travel-families.js';

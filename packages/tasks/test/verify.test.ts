@@ -1,8 +1,9 @@
 // The shop's site-state spec: cart lines by product or by product and size, and placed orders.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkShopState, parseCartSpec, TaskError, type ShopOrder } from '../src/index.js';
-import { cartSpecJson, checkCart, checkShopOrder } from '../src/verify.js';
+import { TaskError } from '../src/index.js';
+import { checkShopState, parseCartSpec, type ShopOrder } from '../src/shop/index.js';
+import { cartSpecJson, checkCart, checkShopOrder } from '../src/shop/shop-verify.js';
 
 void test('cart spec parsing names what is wrong', () => {
   assert.deepEqual(parseCartSpec('{"cart":{"mug":2},"exact":true}'), { cart: { mug: 2 }, exact: true });

@@ -2,16 +2,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  TaskError,
+} from '../src/index.js';
+import {
   buildWiki,
   cellText,
   findColumn,
   listOfKind,
   searchWiki,
   sortedRows,
-  TaskError,
   WIKI_LISTS,
   type WikiArticle,
-} from '../src/index.js';
+} from '../src/wiki/index.js';
 import {
   TIMELINE_ROWS,
 } from '../src/wiki/wiki-text.js';

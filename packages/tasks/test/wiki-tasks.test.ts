@@ -5,19 +5,21 @@ import assert from 'node:assert/strict';
 import { matchAnswer } from '@owrl/judge-core';
 import { toJson, TaskSchema, type Task } from '@owrl/proto';
 import {
-  buildWiki,
-  checkReadingList,
   generateSuiteTasks,
-  generateWikiTasks,
   getSuite,
-  parseReadingListSpec,
-  sortedRows,
   TaskError,
   validateTask,
+} from '../src/index.js';
+import {
+  buildWiki,
+  checkReadingList,
+  generateWikiTasks,
+  parseReadingListSpec,
+  sortedRows,
   WIKI_FAMILIES,
   findList,
   type WikiArticle,
-} from '../src/index.js';
+} from '../src/wiki/index.js';
 import {
   wikiFact,
   wikiNumber,

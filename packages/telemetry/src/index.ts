@@ -6,16 +6,23 @@ export {
   LOG_LEVELS,
   createLogger,
   redactSecrets,
-  silentLogger,
-  type CreateLoggerOptions,
-  type LogLevel,
-  type Logger,
-  type ServiceLogger,
 } from './logger.js';
-export { PromMeter, type PromMeterOptions } from './prom-meter.js';
+export type {
+  CreateLoggerOptions,
+  LogLevel,
+  ServiceLogger,
+} from './logger.js';
+export {
+  PromMeter,
+} from './prom-meter.js';
+export type {
+  PromMeterOptions,
+} from './prom-meter.js';
 export {
   startMetricsServer,
-  type HealthProbe,
-  type MetricsServer,
-  type MetricsSource,
+} from './metrics-server.js';
+export type {
+  HealthProbe,
+  MetricsServer,
+  MetricsSource,
 } from './metrics-server.js';

@@ -6,8 +6,6 @@
 import type { Logger } from '@owrl/core';
 import { pino } from 'pino';
 
-export { silentLogger, type Logger } from '@owrl/core';
-
 /** Field names whose values never reach a log line, at the top level and up to three levels down. */
 export const REDACTED_FIELDS = ['password', 'pass', 'token', 'secret', 'authorization', 'controlToken', 'nkeySeed', 'creds', 'credentials', 'apiKey'] as const;
 

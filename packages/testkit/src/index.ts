@@ -6,68 +6,138 @@ export {
   freePort,
   freePorts,
   startNatsServer,
-  type NatsServer,
-  type NatsServerOptions,
+} from './nats-server.js';
+export type {
+  NatsServer,
+  NatsServerOptions,
 } from './nats-server.js';
 export {
   WaitTimeoutError,
   WaitTimeoutErrorCode,
   isWaitTimeoutError,
   waitUntil,
-  type WaitOptions,
 } from './wait.js';
-export { ServiceProcess, type ServiceExit, type ServiceProcessOptions } from './service-process.js';
-export { LearnerProbe } from './learner-probe.js';
+export type {
+  WaitOptions,
+} from './wait.js';
+export {
+  ServiceProcess,
+} from './service-process.js';
+export type {
+  ServiceExit,
+  ServiceProcessOptions,
+} from './service-process.js';
+export {
+  LearnerProbe,
+} from './learner-probe.js';
 export {
   startSystem,
-  type OwrlSystem,
-  type RegisteredActor,
-  type SystemOptions,
 } from './system.js';
-export { expectSettledCounts, SHORT_RUN_ENV, waitForSettledCounts, type SettledCounts } from './settled-counts.js';
-export { descendants as procDescendants, isAlive, readStat as readProcStat, type ProcInfo } from './proc-tree.js';
+export type {
+  OwrlSystem,
+  RegisteredActor,
+  SystemOptions,
+} from './system.js';
+export {
+  expectSettledCounts,
+  SHORT_RUN_ENV,
+  waitForSettledCounts,
+} from './settled-counts.js';
+export type {
+  SettledCounts,
+} from './settled-counts.js';
 export {
   startChatServer,
-  type ChatEngine,
-  type ChatScript,
-  type ChatServerDouble,
-  type ChatServerOptions,
-  type RecordedChatRequest,
-  type ScriptedReply,
-  type SentCompletion,
-  type WeightCall,
+} from './chat-server.js';
+export type {
+  ChatEngine,
+  ChatScript,
+  ChatServerDouble,
+  ChatServerOptions,
+  RecordedChatRequest,
+  ScriptedReply,
+  SentCompletion,
+  WeightCall,
 } from './chat-server.js';
 export {
   effectiveSampling,
   overflowRefusal,
   resolveModel,
-  type EffectiveSampling,
-  type EngineRefusal,
-  type GenerationConfig,
-  type ServedModel,
-  type VllmWording,
+} from './engine-rules.js';
+export type {
+  EffectiveSampling,
+  EngineRefusal,
+  GenerationConfig,
+  ServedModel,
+  VllmWording,
 } from './engine-rules.js';
 export {
   startFakeTrainer,
-  type FakeTrainerDouble,
-  type FakeTrainerOptions,
-  type ReceivedUpdate,
 } from './fake-trainer.js';
-export { checkMetrics, lintExposition, type MetricsCheck } from './metrics-lint.js';
+export type {
+  FakeTrainerDouble,
+  FakeTrainerOptions,
+  ReceivedUpdate,
+} from './fake-trainer.js';
+export {
+  checkMetrics,
+  lintExposition,
+} from './metrics-lint.js';
+export type {
+  MetricsCheck,
+} from './metrics-lint.js';
 export {
   oracleDollars,
   oracleListing,
   oracleTotalCents,
-  type OracleFilters,
-  type OracleProduct,
-  type OraclePromo,
-  type OracleRow,
-  type OracleSort,
 } from './shop-oracle.js';
-export { adapterServing, startLlmLoop, LLM_LOOP_BASE_MODEL, QWEN3_VL_GENERATION_CONFIG, type LlmLoop, type LlmLoopOptions } from './llm-loop.js';
-export { parseAckSubject, watchRedeliveries, type RedeliveryWatch } from './redeliveries.js';
-export { exhaustDeliveries } from './exhaust-deliveries.js';
-export { findPython, REPO_ROOT, startPythonModule, TORCH_TRAINER_DIR, torchUnavailable, type PythonProcess, type PythonProcessOptions } from './python-process.js';
+export type {
+  OracleFilters,
+  OracleProduct,
+  OraclePromo,
+  OracleRow,
+  OracleSort,
+} from './shop-oracle.js';
+export {
+  adapterServing,
+  startLlmLoop,
+  LLM_LOOP_BASE_MODEL,
+  QWEN3_VL_GENERATION_CONFIG,
+} from './llm-loop.js';
+export type {
+  LlmLoop,
+  LlmLoopOptions,
+} from './llm-loop.js';
+export {
+  parseAckSubject,
+  watchRedeliveries,
+} from './redeliveries.js';
+export type {
+  RedeliveryWatch,
+} from './redeliveries.js';
+export {
+  exhaustDeliveries,
+} from './exhaust-deliveries.js';
+export {
+  answerVerifier,
+  buildScored,
+  buildTrajectory,
+} from './trajectories.js';
+export type {
+  ScoredInit,
+  TrajectoryInit,
+} from './trajectories.js';
+export {
+  findPython,
+  REPO_ROOT,
+  startPythonModule,
+  TORCH_TRAINER_DIR,
+  torchUnavailable,
+} from './python-process.js';
+export type {
+  PythonProcess,
+  PythonProcessOptions,
+} from './python-process.js';
 export {
   buildTinyModel,
   learningCheck,
@@ -76,11 +146,13 @@ export {
   startTorchLoop,
   TORCH_LOOP_BASE_MODEL,
   versionCheck,
-  type EngineDoubleStats,
-  type EngineLogprobsMode,
-  type LearningReport,
-  type ParityReport,
-  type TorchLoop,
-  type TorchLoopOptions,
-  type VersionReport,
+} from './torch-loop.js';
+export type {
+  EngineDoubleStats,
+  EngineLogprobsMode,
+  LearningReport,
+  ParityReport,
+  TorchLoop,
+  TorchLoopOptions,
+  VersionReport,
 } from './torch-loop.js';

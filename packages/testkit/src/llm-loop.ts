@@ -10,10 +10,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { jetstream } from '@nats-io/jetstream';
-import { decode, RunPhase, ScoredTrajectorySchema, type RunState, type ScoredTrajectory } from '@owrl/proto';
+import { RunPhase, type RunState, type ScoredTrajectory } from '@owrl/proto';
 import { startChatServer, type ChatEngine, type ChatServerDouble } from './chat-server.js';
 import { startFakeTrainer, type FakeTrainerDouble } from './fake-trainer.js';
+import { readRunScored } from './run-scored.js';
 import { startSystem, type OwrlSystem } from './system.js';
 
 export interface LlmLoopOptions {
@@ -128,24 +128,7 @@ export async function startLlmLoop(opts: LlmLoopOptions = {}): Promise<LlmLoop> 
     trainer,
     baseModel: LLM_LOOP_BASE_MODEL,
     finished: (timeoutMs = 600_000) => sys.waitForPhase(RunPhase.FINISHED, { timeoutMs }),
-    collectScored: async () => {
-      const nc = await sys.natsConnection();
-      const js = jetstream(nc);
-      // no subject filter: nats-server 2.9 (CI's) has no filter_subjects; the run's own id picks its trajectories
-      const c = await js.consumers.get('OWRL_SCORED');
-      const out: ScoredTrajectory[] = [];
-      // the run is over: everything is on the stream; read until a fetch comes back empty
-      for (;;) {
-        const batch = await c.fetch({ max_messages: 256, expires: 2000 });
-        let got = 0;
-        for await (const m of batch) {
-          if (m.subject === `owrl.scored.${sys.runId}`) out.push(decode(ScoredTrajectorySchema, m.data));
-          got++;
-        }
-        if (got === 0) break;
-      }
-      return out;
-    },
+    collectScored: () => readRunScored(sys),
     dispose: async () => {
       await sys.dispose();
       await chat?.close();

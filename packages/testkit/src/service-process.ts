@@ -5,7 +5,7 @@
 // and their groups are killed once the service has exited, so nothing outlives a kill or stop.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { descendants, isAlive } from './proc-tree.js';
+import { isProcessAlive, procDescendants } from '@owrl/core';
 
 export interface ServiceExit {
   code: number | null;
@@ -151,17 +151,17 @@ export class ServiceProcess {
 
   /** Pids of the live descendants of the process (Chromium and its helpers for an actor). */
   descendantPids(): number[] {
-    return this.child?.pid === undefined || !this.running ? [] : descendants(this.child.pid).map((p) => p.pid);
+    return this.child?.pid === undefined || !this.running ? [] : procDescendants(this.child.pid).map((p) => p.pid);
   }
 
   private takeSnapshot(): void {
     if (this.child?.pid === undefined) return;
-    for (const p of descendants(this.child.pid)) this.snapshot.add(p.pgid === this.child.pid ? p.pid : -p.pgid);
+    for (const p of procDescendants(this.child.pid)) this.snapshot.add(p.pgid === this.child.pid ? p.pid : -p.pgid);
   }
 
   private killSnapshot(): void {
     for (const target of this.snapshot) {
-      if (target > 0 && !isAlive(target)) continue;
+      if (target > 0 && !isProcessAlive(target)) continue;
       try {
         process.kill(target, 'SIGKILL');
       } catch {

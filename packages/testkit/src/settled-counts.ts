@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { RunState } from '@owrl/proto';
 import type { OwrlSystem } from './system.js';
+import { learnerConsumerName, STREAM_SCORED, STREAM_TASKS } from '@owrl/bus';
 
 export interface SettledCounts {
   state: RunState;
@@ -22,9 +23,9 @@ export async function waitForSettledCounts(sys: Pick<OwrlSystem, 'natsConnection
   const jsm = await jetstreamManager(await sys.natsConnection());
   let last = '';
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-    const tasks = await jsm.streams.info('OWRL_TASKS');
-    const scored = await jsm.streams.info('OWRL_SCORED');
-    const lc = await jsm.consumers.info('OWRL_SCORED', `learner_${sys.runId}`);
+    const tasks = await jsm.streams.info(STREAM_TASKS);
+    const scored = await jsm.streams.info(STREAM_SCORED);
+    const lc = await jsm.consumers.info(STREAM_SCORED, learnerConsumerName(sys.runId));
     const state = await sys.runState();
     const c = state.counters!;
     const accounted = c.trainable + c.excluded + c.lateDropped;

@@ -18,9 +18,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { jetstream } from '@nats-io/jetstream';
-import { decode, RunPhase, ScoredTrajectorySchema, TrainResultSchema, type RunState, type ScoredTrajectory, type TrainResult } from '@owrl/proto';
+import { decode, RunPhase, TrainResultSchema, type RunState, type ScoredTrajectory, type TrainResult } from '@owrl/proto';
 import { findPython, startPythonModule, TORCH_TRAINER_DIR, torchUnavailable, type PythonProcess } from './python-process.js';
+import { readRunScored } from './run-scored.js';
 import { startSystem, type OwrlSystem } from './system.js';
 
 /** The name the engine double serves the tiny model under and the trainer states as its base model. */
@@ -350,21 +350,7 @@ export async function startTorchLoop(opts: TorchLoopOptions = {}): Promise<Torch
         if (!r.ok) throw new Error(`engine double /owrl/stats answered ${r.status}`);
         return (await r.json()) as EngineDoubleStats;
       },
-      collectScored: async () => {
-        const nc = await sys.natsConnection();
-        const c = await jetstream(nc).consumers.get('OWRL_SCORED');
-        const out: ScoredTrajectory[] = [];
-        for (;;) {
-          const batch = await c.fetch({ max_messages: 256, expires: 2000 });
-          let got = 0;
-          for await (const m of batch) {
-            if (m.subject === `owrl.scored.${sys.runId}`) out.push(decode(ScoredTrajectorySchema, m.data));
-            got++;
-          }
-          if (got === 0) break;
-        }
-        return out;
-      },
+      collectScored: () => readRunScored(sys),
       dispose: undo,
       [Symbol.asyncDispose]: () => loop.dispose(),
     };

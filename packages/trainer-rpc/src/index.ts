@@ -11,13 +11,38 @@ export {
   isTrainerError,
   toServiceError,
 } from './errors.js';
-export { validateTrainRequest, validateTrainResult, validateTrainTraces, type ValidateOptions } from './train-validate.js';
+export {
+  validateTrainRequest,
+  validateTrainResult,
+  validateTrainTraces,
+} from './train-validate.js';
+export type {
+  ValidateOptions,
+} from './train-validate.js';
 export {
   TrainerServer,
   TRAINER_SERVICE,
   DEFAULT_MAX_MESSAGE_BYTES,
-  type TrainerServerOptions,
 } from './trainer-server.js';
-export { RemoteTrainer, parseTrainerAddress, type RemoteTrainerOptions } from './remote-trainer.js';
-export { addTypedService, type ServiceImplementation, type HandlerOf } from './typed-service.js';
-export { readStoredRequest, writeStoredRequest, writeStoredRequestAsync } from './stored-request.js';
+export type {
+  TrainerServerOptions,
+} from './trainer-server.js';
+export {
+  RemoteTrainer,
+  parseTrainerAddress,
+} from './remote-trainer.js';
+export type {
+  RemoteTrainerOptions,
+} from './remote-trainer.js';
+export {
+  addTypedService,
+} from './typed-service.js';
+export type {
+  ServiceImplementation,
+  HandlerOf,
+} from './typed-service.js';
+export {
+  readStoredRequest,
+  writeStoredRequest,
+  writeStoredRequestAsync,
+} from './stored-request.js';

@@ -10,7 +10,7 @@
 // a version the pointer already names).
 import type { PolicyArtifact } from '@owrl/proto';
 import type { Policy } from '@owrl/policy';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 import { pointerBackend, type PolicyBackend } from './policy-backends.js';
 
 /** Backoff of a failed load's retries: doubling from the first, capped. */

@@ -42,7 +42,7 @@ export async function collectTrajectories(bus: Bus, runId: string, n: number, ti
 export async function workQueueLeft(bus: Bus, ms = 10_000): Promise<number> {
   let left = -1;
   for (const until = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 100))) {
-    left = (await bus.jsm.streams.info('OWRL_TASKS')).state.messages;
+    left = (await bus.jsm.streams.info(STREAM_TASKS)).state.messages;
     if (left === 0 || Date.now() >= until) return left;
   }
 }

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startNatsServer, type NatsServer } from '@owrl/nats-server';
-import { ProcessGroup } from './demo/processes.js';
+import { ProcessGroup } from './run/processes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 /** A run file of this repository's examples/ (`owrl demo` runs demo.yaml). */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DifficultyStatSchema, EpochStatSchema, FailureRulesSchema, make, RoundSummarySchema, RunCountersSchema, RunStateSchema, SuiteStatSchema, TrainHyperparamsSchema } from '@owrl/proto';
-import { buildReport, excludedByFault, exclusionFault, writeReport } from '../src/demo/report.js';
+import { buildReport, excludedByFault, exclusionFault, writeReport } from '../src/run/report.js';
 
 void test('exclusions are attributed to the site, the network, our side, the task, a skip or the judge', () => {
   assert.equal(exclusionFault('init_error:dns'), 'site');

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connectBus } from '@owrl/bus';
+import { connectBus, learnerConsumerName, STREAM_SCORED, STREAM_TASKS } from '@owrl/bus';
 import { RunPhase } from '@owrl/proto';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
 import { EXAMPLES, owrl } from './train-helpers.js';
@@ -40,9 +40,9 @@ async function assertSettled(runId: string, s: StateJson): Promise<void> {
   const bus = await connectBus({ servers: nats.url, name: 'train-run-test' });
   try {
     const jsm = bus.jsm;
-    const tasks = await jsm.streams.info('OWRL_TASKS');
-    const scored = await jsm.streams.info('OWRL_SCORED');
-    const consumer = await jsm.consumers.info('OWRL_SCORED', `learner_${runId}`);
+    const tasks = await jsm.streams.info(STREAM_TASKS);
+    const scored = await jsm.streams.info(STREAM_SCORED);
+    const consumer = await jsm.consumers.info(STREAM_SCORED, learnerConsumerName(runId));
     assert.equal(tasks.state.messages, 0, 'nothing left queued');
     assert.equal(consumer.num_pending, 0, 'nothing pending on the learner consumer');
     assert.equal(consumer.num_ack_pending, 0, 'nothing unacked');

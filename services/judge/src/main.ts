@@ -4,9 +4,8 @@
 import { CONSUMER_JUDGE, ensureTopology, startDlqMover, STREAM_TRAJ } from '@owrl/bus';
 import { createVerifiers } from '@owrl/judge-core';
 import { ApiJudge, OnnxJudge, isGpu, modelVerdictSource, type BatchScorer } from '@owrl/judge-model';
-import type { Meter } from '@owrl/core';
+import type { Meter, Logger } from '@owrl/core';
 import { runService } from '@owrl/service';
-import type { Logger } from '@owrl/telemetry';
 import { concurrencyDefault, readConfig, redactConfig, type JudgeConfig } from './config.js';
 import { JudgeService } from './judge-service.js';
 

@@ -15,21 +15,14 @@ import { fileURLToPath } from 'node:url';
 import { connectBus, ensureTopology, trajSubject, CONSUMER_LEARNER, STREAM_SCORED, STREAM_TRAJ } from '@owrl/bus';
 import { ApiJudge, modelVerdictSource } from '@owrl/judge-model';
 import {
-  make,
-  AnswerMatchSchema,
-  RolloutRequestSchema,
   ScoredTrajectorySchema,
-  TaskSchema,
-  TerminationClass,
-  TerminationSchema,
   TrajectorySchema,
   VerdictSource,
-  VerifierSchema,
   type ScoredTrajectory,
   type Trajectory,
 } from '@owrl/proto';
 import { MemoryMeter } from '@owrl/core';
-import { startNatsServer, type NatsServer } from '@owrl/testkit';
+import { answerVerifier, buildTrajectory, startNatsServer, type NatsServer } from '@owrl/testkit';
 import { JudgeService, readConfig, redactConfig } from '../src/index.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
@@ -87,20 +80,8 @@ const P_YES_AB12 = 0.9088770389851438;
 const P_YES_OTHER = 0.2141650169574414;
 
 function trajectory(run: string, sample: number, answer: string, accepted?: string): Trajectory {
-  const id = `${run}/0/0/${sample}/0`;
-  const verifier = accepted === undefined ? undefined : make(VerifierSchema, { kind: { case: 'answer', value: make(AnswerMatchSchema, { accepted: [accepted], normalize: true }) } });
-  return make(TrajectorySchema, {
-    trajectoryId: id,
-    request: make(RolloutRequestSchema, {
-      runId: run,
-      trajectoryId: id,
-      sample,
-      task: make(TaskSchema, { id: `t${sample}`, suite: 'webvoyager', startUrl: 'https://www.example.org/', instruction: `What is the code of item ${sample}?`, ...(verifier ? { verifier } : {}) }),
-    }),
-    finalAnswer: answer,
-    calledDone: true,
-    termination: make(TerminationSchema, { class: TerminationClass.COMPLETED, reason: 'done' }),
-  });
+  const verifier = accepted === undefined ? {} : { verifier: answerVerifier(accepted) };
+  return buildTrajectory({ runId: run, sample, answer, task: { id: `t${sample}`, suite: 'webvoyager', startUrl: 'https://www.example.org/', instruction: `What is the code of item ${sample}?`, ...verifier } });
 }
 
 void test('API backend: model verdicts for unverified tasks, shadow verdicts and calibration for verified ones, failures excluded', async () => {

@@ -8,13 +8,9 @@ import { connectBus, ensureTopology, trajSubject, CONSUMER_LEARNER, STREAM_SCORE
 import { createVerifiers, type Verifiers } from '@owrl/judge-core';
 import {
   make,
-  AnswerMatchSchema,
-  RolloutRequestSchema,
   ScoredTrajectorySchema,
   SiteStateCheckSchema,
-  TaskSchema,
   TerminationClass,
-  TerminationSchema,
   TrajectorySchema,
   VerdictSource,
   VerifierSchema,
@@ -23,7 +19,7 @@ import {
   type Verifier,
 } from '@owrl/proto';
 import { MemoryMeter } from '@owrl/core';
-import { startNatsServer, type NatsServer } from '@owrl/testkit';
+import { answerVerifier, buildTrajectory, startNatsServer, type NatsServer } from '@owrl/testkit';
 import { JudgeService, readConfig } from '../src/index.js';
 
 let nats: NatsServer;
@@ -62,27 +58,18 @@ after(async () => {
   await nats.dispose();
 });
 
-function answerVerifier(accepted: string): Verifier {
-  return make(VerifierSchema, { kind: { case: 'answer', value: make(AnswerMatchSchema, { accepted: [accepted], normalize: true }) } });
-}
 function siteVerifier(path: string): Verifier {
   return make(VerifierSchema, { kind: { case: 'siteState', value: make(SiteStateCheckSchema, { endpoint: `${siteUrl}${path}`, specJson: '{}' }) } });
 }
 
 function trajectory(runId: string, sample: number, init: { cls?: TerminationClass; reason?: string; answer?: string; calledDone?: boolean; verifier?: Verifier }): Trajectory {
-  const id = `${runId}/0/0/${sample}/0`;
-  return make(TrajectorySchema, {
-    trajectoryId: id,
-    request: make(RolloutRequestSchema, {
-      runId,
-      trajectoryId: id,
-      sample,
-      sessionId: `s-${sample}`,
-      task: make(TaskSchema, { id: 'shop/price/0001', startUrl: `${siteUrl}/shop`, instruction: 'find the price', ...(init.verifier ? { verifier: init.verifier } : {}) }),
-    }),
-    finalAnswer: init.answer ?? '',
-    calledDone: init.calledDone ?? true,
-    termination: make(TerminationSchema, { class: init.cls ?? TerminationClass.COMPLETED, reason: init.reason ?? 'done' }),
+  const { verifier, ...rest } = init;
+  return buildTrajectory({
+    ...rest,
+    runId,
+    sample,
+    sessionId: `s-${sample}`,
+    task: { id: 'shop/price/0001', startUrl: `${siteUrl}/shop`, instruction: 'find the price', ...(verifier ? { verifier } : {}) },
   });
 }
 

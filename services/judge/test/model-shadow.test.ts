@@ -10,22 +10,15 @@ import { connectBus, ensureTopology, trajSubject, CONSUMER_LEARNER, STREAM_SCORE
 import { judgeInputFromTrajectory, OnnxJudge, modelVerdictSource } from '@owrl/judge-model';
 import { writeTinyDecoderJudge } from '@owrl/judge-model/testing';
 import {
-  make,
-  AnswerMatchSchema,
-  RolloutRequestSchema,
   ScoredTrajectorySchema,
-  TaskSchema,
-  TerminationClass,
-  TerminationSchema,
   TrajectorySchema,
   VerdictSource,
-  VerifierSchema,
   type ScoredTrajectory,
   type Trajectory,
 } from '@owrl/proto';
 import { MemoryMeter } from '@owrl/core';
 import { concurrencyDefault } from '../src/config.js';
-import { startNatsServer, type NatsServer } from '@owrl/testkit';
+import { answerVerifier, buildTrajectory, startNatsServer, type NatsServer } from '@owrl/testkit';
 import { JudgeService, readConfig } from '../src/index.js';
 
 let nats: NatsServer;
@@ -45,20 +38,8 @@ after(async () => {
 });
 
 function trajectory(sample: number, answer: string, accepted?: string): Trajectory {
-  const id = `runM/0/0/${sample}/0`;
-  const verifier = accepted === undefined ? undefined : make(VerifierSchema, { kind: { case: 'answer', value: make(AnswerMatchSchema, { accepted: [accepted], normalize: true }) } });
-  return make(TrajectorySchema, {
-    trajectoryId: id,
-    request: make(RolloutRequestSchema, {
-      runId: 'runM',
-      trajectoryId: id,
-      sample,
-      task: make(TaskSchema, { id: `t${sample}`, startUrl: 'https://example.org/', instruction: `What is the code of item ${sample}?`, ...(verifier ? { verifier } : {}) }),
-    }),
-    finalAnswer: answer,
-    calledDone: true,
-    termination: make(TerminationSchema, { class: TerminationClass.COMPLETED, reason: 'done' }),
-  });
+  const verifier = accepted === undefined ? {} : { verifier: answerVerifier(accepted) };
+  return buildTrajectory({ runId: 'runM', sample, answer, task: { id: `t${sample}`, startUrl: 'https://example.org/', instruction: `What is the code of item ${sample}?`, ...verifier } });
 }
 
 void test('model verdicts for unverified tasks, shadow verdicts and calibration for verified ones', async () => {

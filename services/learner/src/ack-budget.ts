@@ -5,7 +5,7 @@
 // one; the actors consumer's limits the requests the fleet can take at once, so slots beyond it
 // stand idle (said once).
 import { CONSUMER_ACTORS, STREAM_SCORED, STREAM_TASKS, type Bus } from '@owrl/bus';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 import { withRetry, type RetryOptions } from './failure-policy.js';
 
 export class AckBudget {

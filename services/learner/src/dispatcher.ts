@@ -1,10 +1,9 @@
 // Rollout requests onto OWRL_TASKS: new groups (saved before they are published, one save per
 // batch), re-dispatches of single slots, the wait while every task host is blacklisted, and in
 // async mode the top-ups that keep every actor slot busy (sized by top-up.ts).
-import { fnv1a, hostOf, REASON_HOST_BLACKLISTED, type SeededRng } from '@owrl/core';
+import { fnv1a, hostOf, REASON_HOST_BLACKLISTED, type SeededRng, type Logger } from '@owrl/core';
 import { make, RolloutRequestSchema } from '@owrl/proto';
 import { taskSubject, type Bus } from '@owrl/bus';
-import type { Logger } from '@owrl/telemetry';
 import type { AckBudget } from './ack-budget.js';
 import type { LearnerConfig } from './config.js';
 import type { CrashPoints } from './crash-point.js';

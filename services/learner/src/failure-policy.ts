@@ -3,7 +3,7 @@
 // refusing the message) is backpressure: wait, say so in the run state, and try again for as long
 // as it takes; anything else, or a transient error that outlasts the budget, is fatal.
 import { BusErrorCode, isBusError, isPublishRefused } from '@owrl/bus';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 import { FatalRunCode, FatalRunError } from './errors.js';
 
 const TRANSIENT = new Set<string>([BusErrorCode.PublishTimeout, BusErrorCode.NoStream, BusErrorCode.ApiFailed, BusErrorCode.AckFailed, BusErrorCode.PublishFailed]);

@@ -7,7 +7,7 @@
 // changes (kind "fleet") only when what a reader sees differs from the last read.
 import { HEARTBEATS_MISSED, type ActorRecord, type BlacklistEntry } from '@owrl/bus';
 import { ActorInfoSchema, BlacklistInfoSchema, make, type ActorInfo, type BlacklistInfo } from '@owrl/proto';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 import type { RunStateStore } from './run-state-store.js';
 
 /** What the view reads: the two KV wrappers of @owrl/bus (ActorRegistry, Blacklist) satisfy it. */

@@ -25,7 +25,7 @@ import {
   type ScoredTrajectory,
   type WatchRunRequest,
 } from '@owrl/proto';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 import { isControlError } from './errors.js';
 import type { ChangeKind, RunStateStore } from './run-state-store.js';
 import { addTypedService, type ServiceImplementation } from '@owrl/trainer-rpc';

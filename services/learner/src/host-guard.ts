@@ -2,9 +2,8 @@
 // against the task's host, writes the host to KV owrl_blacklist when it crosses the threshold, and
 // answers "is this host blocked" for dispatch and re-dispatch (with the gauge of blocked hosts).
 import { BlacklistCache, type Blacklist, type BlacklistEntry } from '@owrl/bus';
-import { hostFailureCause, hostOf } from '@owrl/core';
+import { hostFailureCause, hostOf, type Logger } from '@owrl/core';
 import { terminationClassName, type ScoredTrajectory } from '@owrl/proto';
-import type { Logger } from '@owrl/telemetry';
 import { HostFailureWindow, type HostTrip } from './host-failures.js';
 import type { LearnerMetrics } from './metrics.js';
 

@@ -19,12 +19,11 @@
 // produced more than OWRL_MAX_STALENESS versions before the update is dropped as `stale`
 // (counted) and its slot re-dispatched; the update's importance ratio uses the behaviour
 // log-probs of the rollout.
-import { SeededRng } from '@owrl/core';
+import { SeededRng, type Logger } from '@owrl/core';
 import { RunPhase } from '@owrl/proto';
 import type { Bus, WeightsPointer, Blacklist } from '@owrl/bus';
 import type { PointerModel } from '@owrl/policy';
 import { Curriculum, type GrpoTrainer } from '@owrl/rl';
-import type { Logger } from '@owrl/telemetry';
 import { AckBudget } from './ack-budget.js';
 import type { ArtifactServer } from './artifact-server.js';
 import type { CheckpointStore, RestoredCheckpoint } from './checkpoint.js';

@@ -7,7 +7,7 @@ import { RunPhase } from '@owrl/proto';
 import { DEFAULT_DIM, initialModel, readOnnxWeights } from '@owrl/policy';
 import { make, TrainHyperparamsSchema } from '@owrl/proto';
 import { Adam, GrpoTrainer } from '@owrl/rl';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 import { RemoteTrainer } from '@owrl/trainer-rpc';
 import { runService } from '@owrl/service';
 import { ArtifactServer } from './artifact-server.js';

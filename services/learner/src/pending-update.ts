@@ -5,7 +5,7 @@
 // first turn after that, or before that round's own update at the latest.
 import type { RoundSummary } from '@owrl/proto';
 import type { UpdateStats } from '@owrl/rl';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 import type { CheckpointBuilder } from './checkpoint-builder.js';
 import type { CrashPoints } from './crash-point.js';
 import type { LearnerState } from './learner-state.js';

@@ -26,7 +26,7 @@ import type { WeightsPointer } from '@owrl/bus';
 import { exportOnnx, POLICY_KIND, type PointerModel } from '@owrl/policy';
 import { InProcessPointerTrainer } from '@owrl/pointer-trainer';
 import type { GrpoTrainer, PolicyTrainer, UpdateStats } from '@owrl/rl';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 import type { ArtifactServer } from './artifact-server.js';
 import type { CrashPoints } from './crash-point.js';
 import { FatalRunCode, FatalRunError } from './errors.js';

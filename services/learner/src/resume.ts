@@ -4,9 +4,8 @@
 // carried over. A reopened round keeps its ledger and counts; the slots still waiting for a
 // result get new ids of this incarnation and are dispatched again (the earlier ids stay
 // acceptable: whichever result comes first fills the slot).
-import { type SeededRng } from '@owrl/core';
+import type { SeededRng, Logger } from '@owrl/core';
 import { fromJson, RoundSummarySchema, type RoundSummary } from '@owrl/proto';
-import type { Logger } from '@owrl/telemetry';
 import { bigMapFromJson, countersFromJson, countersToJson, type CheckpointStore, type RestoredCheckpoint } from './checkpoint.js';
 import type { HostGuard } from './host-guard.js';
 import type { LearnerState } from './learner-state.js';

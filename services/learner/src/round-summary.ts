@@ -1,7 +1,7 @@
 // A round's summary (RunState.rounds, the round line, the report) and its mean reward, computed
 // once from the ledger's decided groups: groups still in flight belong to the round that decides them.
 import { DifficultyStatSchema, make, RoundSummarySchema, stepCount, SuiteStatSchema, type RoundSummary } from '@owrl/proto';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 import type { RoundLedger } from './round-ledger.js';
 import type { RoundStats } from './round-stats.js';
 

@@ -10,7 +10,7 @@
 // flight.
 import { toJson, RoundSummarySchema, type RoundSummary } from '@owrl/proto';
 import type { Curriculum } from '@owrl/rl';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 import type { CheckpointBuilder } from './checkpoint-builder.js';
 import type { RunControl } from './control.js';
 import type { DispatchTarget } from './dispatcher.js';

@@ -3,7 +3,7 @@
 // then acked here.
 import { ensureLearnerConsumer, STREAM_SCORED, type Bus, type Delivery } from '@owrl/bus';
 import { decodeScoredLazy, ScoredTrajectorySchema, type ScoredTrajectory, type Trajectory } from '@owrl/proto';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 import type { AckBudget } from './ack-budget.js';
 import type { LearnerConfig } from './config.js';
 import { withRetry, type RetryOptions } from './failure-policy.js';

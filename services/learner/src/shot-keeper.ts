@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TrainGroup } from '@owrl/proto';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 import { writeAtomic } from './atomic-file.js';
 
 /** Where pictures are read from (ScreenshotStore of @owrl/bus). */

@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spillSteps, type SpillReader, type Trajectory } from '@owrl/proto';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 
 export interface StepSpillOptions {
   logger: Logger;

@@ -22,7 +22,7 @@
 // its window (762–792 against 595–655 trajectories a second) had counted the writes, not the reads.
 import { STREAM_SCORED, type Bus } from '@owrl/bus';
 import { scoredStepBytes, spillSteps, type Trajectory } from '@owrl/proto';
-import type { Logger } from '@owrl/telemetry';
+import type { Logger } from '@owrl/core';
 
 export interface StreamStepsOptions {
   logger: Logger;

@@ -1,8 +1,7 @@
 // One scored result taken into the round in progress: deduplicated, judged by the failure rules,
 // decided by the ledger, counted, then acked at once (a duplicate or late result) or held until
 // the round's update is checkpointed; an excluded result's slot goes out again.
-import { REASON_POLICY_BEHIND } from '@owrl/core';
-import type { Logger } from '@owrl/telemetry';
+import { REASON_POLICY_BEHIND, type Logger } from '@owrl/core';
 import type { LearnerConfig } from './config.js';
 import type { CrashPoints } from './crash-point.js';
 import type { Dispatcher, DispatchTarget } from './dispatcher.js';

@@ -20,9 +20,8 @@ import {
   type RolloutRequest,
   type ScoredTrajectory,
 } from '@owrl/proto';
-import { silentLogger } from '@owrl/telemetry';
 import { startNatsServer, type NatsServer } from '@owrl/testkit';
-import { hostOf, MemoryMeter, REASON_HOST_BLACKLISTED as HOST_BLACKLISTED } from '@owrl/core';
+import { hostOf, MemoryMeter, REASON_HOST_BLACKLISTED as HOST_BLACKLISTED, silentLogger } from '@owrl/core';
 import { HostGuard } from '../src/host-guard.js';
 import { createLearnerMetrics } from '../src/metrics.js';
 import { RoundLedger } from '../src/round-ledger.js';

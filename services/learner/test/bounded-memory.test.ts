@@ -30,7 +30,7 @@ import {
   type RoundSummary,
 } from '@owrl/proto';
 import { Adam } from '@owrl/rl';
-import { silentLogger } from '@owrl/telemetry';
+import { silentLogger } from '@owrl/core';
 import { CheckpointStore, ROUNDS_LOG, type CheckpointData } from '../src/checkpoint.js';
 import { loadLearnerConfig } from '../src/config.js';
 import { RunControl } from '../src/control.js';

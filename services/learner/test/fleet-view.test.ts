@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ActorRegistry, Blacklist, connectBus, ensureTopology, type Bus } from '@owrl/bus';
-import { silentLogger } from '@owrl/telemetry';
+import { silentLogger } from '@owrl/core';
 import { startNatsServer, waitUntil, type NatsServer } from '@owrl/testkit';
 import { FleetView, liveActors } from '../src/fleet-view.js';
 import { RunStateStore } from '../src/run-state-store.js';

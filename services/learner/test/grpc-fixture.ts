@@ -5,7 +5,7 @@
 // Control token: "tok". Not a test file itself (no .test suffix).
 import readline from 'node:readline';
 import { GroupInfoSchema, ListGroupsResponseSchema, make, RolloutRequestSchema, RunPhase, ScoredTrajectorySchema, TaskSchema, TrajectorySchema, VerdictSchema } from '@owrl/proto';
-import { silentLogger } from '@owrl/telemetry';
+import { silentLogger } from '@owrl/core';
 import { LearnerGrpcServer, type LearnerControl } from '../src/grpc-server.js';
 import { RunStateStore } from '../src/run-state-store.js';
 

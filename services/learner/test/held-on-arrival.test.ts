@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { connectBus, ensureTopology, scoredSubject, type Bus } from '@owrl/bus';
 import { make, RolloutRequestSchema, ScoredTrajectorySchema, StepSchema, TaskSchema, TerminationClass, TerminationSchema, TrajectorySchema, VerdictSchema } from '@owrl/proto';
-import { silentLogger } from '@owrl/telemetry';
+import { silentLogger } from '@owrl/core';
 import { startNatsServer, waitUntil, type NatsServer } from '@owrl/testkit';
 import { RunStateStore } from '../src/run-state-store.js';
 import { TaskScheduler } from '../src/scheduler.js';

@@ -4,11 +4,10 @@
 // closes `artifacts`.
 import path from 'node:path';
 import { Blacklist, CONSUMER_ACTORS, scoredSubject, STREAM_TASKS, WeightsPointer, type Bus, type ConsumeHandle } from '@owrl/bus';
-import { MemoryMeter } from '@owrl/core';
+import { MemoryMeter, silentLogger } from '@owrl/core';
 import { initialModel } from '@owrl/policy';
 import { make, RolloutRequestSchema, ScoredTrajectorySchema, TaskSchema, TerminationClass, TerminationSchema, TrajectorySchema, VerdictSchema, type RolloutRequest, type Task } from '@owrl/proto';
 import { Adam, GrpoTrainer } from '@owrl/rl';
-import { silentLogger } from '@owrl/telemetry';
 import { ArtifactServer } from '../src/artifact-server.js';
 import { CheckpointStore } from '../src/checkpoint.js';
 import { loadLearnerConfig, type LearnerConfig } from '../src/config.js';

@@ -1,18 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { make, RolloutRequestSchema, ScoredTrajectorySchema, TaskSchema, TrajectorySchema, VerdictSchema } from '@owrl/proto';
+import { make, RolloutRequestSchema, TaskSchema, TrajectorySchema } from '@owrl/proto';
 import { applyLedgerDelta, type RoundLedgerDelta, type RoundLedgerJson } from '../src/ledger-json.js';
 import { RoundLedger } from '../src/round-ledger.js';
+import { buildScored } from '@owrl/testkit';
 
 const task = make(TaskSchema, { id: 't1', startUrl: 'http://127.0.0.1:1/', instruction: 'x', difficulty: 1 });
 
 function scored(id: string, reward: number | null, excludedReason = '') {
-  return make(ScoredTrajectorySchema, {
-    trajectoryId: id,
-    trainable: reward !== null,
-    excludedReason,
-    ...(reward !== null ? { verdict: make(VerdictSchema, { reward, success: reward > 0.5 }) } : {}),
-  });
+  return buildScored({ id, reward, excludedReason });
 }
 
 function scoredFor(id: string, taskId: string, reward: number | null, excludedReason = '') {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { GetRunStateRequestSchema, GetTrajectoryRequestSchema, grpcServiceDefinition, health, Learner, make, ListGroupsResponseSchema, PauseRunRequestSchema, RunPhase, type RunState } from '@owrl/proto';
-import { silentLogger } from '@owrl/telemetry';
+import { silentLogger } from '@owrl/core';
 import { ArtifactServer } from '../src/artifact-server.js';
 import { LearnerGrpcServer, type LearnerControl } from '../src/grpc-server.js';
 import { RunStateStore } from '../src/run-state-store.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { create, decode, decodeScoredLazy, encode, encodeWithField, equals, make, prefetchSteps, ScoredTrajectorySchema, StepSchema, stepCount, stepTraces, TrajectorySchema, VerdictSchema, type ScoredTrajectory } from '@owrl/proto';
-import { silentLogger, type Logger } from '@owrl/telemetry';
+import { silentLogger, type Logger } from '@owrl/core';
 import { StepSpill } from '../src/step-spill.js';
 
 v8.setFlagsFromString('--expose-gc');

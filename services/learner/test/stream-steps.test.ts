@@ -33,7 +33,7 @@ import {
   VerdictSchema,
   type ScoredTrajectory,
 } from '@owrl/proto';
-import { silentLogger, type Logger } from '@owrl/telemetry';
+import { silentLogger, type Logger } from '@owrl/core';
 import { startNatsServer } from '@owrl/testkit';
 import { loadLearnerConfig } from '../src/config.js';
 import { LearnerGrpcServer, type LearnerControl } from '../src/grpc-server.js';

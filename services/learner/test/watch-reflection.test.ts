@@ -8,7 +8,7 @@ import { createFileRegistry, fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import { create } from '@bufbuild/protobuf';
 import { grpcServiceDefinition, Learner, make, ListGroupsResponseSchema, reflection, RunPhase, WatchRunRequestSchema, type RunEvent } from '@owrl/proto';
-import { silentLogger } from '@owrl/telemetry';
+import { silentLogger } from '@owrl/core';
 import { LearnerGrpcServer, type LearnerControl } from '../src/grpc-server.js';
 import { RunStateStore } from '../src/run-state-store.js';
 

@@ -4,10 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_CATALOG_SEED, isValidSessionId, SESSION_COOKIE, SESSION_PARAM, type ShopCatalog } from '@owrl/tasks';
+import { isValidSessionId, SESSION_COOKIE, SESSION_PARAM } from '@owrl/tasks';
+import { DEFAULT_CATALOG_SEED, type ShopCatalog } from '@owrl/tasks/shop';
 import { SitesError, SitesErrorCode } from './errors.js';
 import { parseCookies, redirect, sendHtml, sendJson, sendText } from './http-util.js';
-import { silentLogger, type Logger } from './logger.js';
+import { silentLogger, type Logger } from '@owrl/core';
 import { handleOwrlApi } from './owrl-api.js';
 import { DEFAULT_MAX_SESSIONS, SessionStore, type SessionState } from './session-store.js';
 import { portalPage } from './portal.js';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EpisodeResult, PlanStep } from '@owrl/browser-env';
 import type { Task } from '@owrl/proto';
-import { generateShopTasks, SHOP_FAMILIES } from '@owrl/tasks';
+import { generateShopTasks, SHOP_FAMILIES } from '@owrl/tasks/shop';
 import { answerOk, assertClean, inPairs, siteState, trail, useSolverHarness } from './solver-harness.js';
 import { shopPlan as planFor } from '@owrl/demos';
 

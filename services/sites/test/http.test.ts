@@ -3,7 +3,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toJson, TaskSchema } from '@owrl/proto';
-import { formatPrice, listCategory, parseTaskFile, type ShopProduct } from '@owrl/tasks';
+import { parseTaskFile } from '@owrl/tasks';
+import { formatPrice, listCategory, type ShopProduct } from '@owrl/tasks/shop';
 import { startSitesServer, type SitesServer } from '../src/index.js';
 
 let srv: SitesServer;

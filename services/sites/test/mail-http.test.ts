@@ -4,13 +4,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  parseTaskFile,
+} from '@owrl/tasks';
+import {
   buildMailData,
   mailShortDate,
   mailSpecJson,
-  parseTaskFile,
   type MailData,
   type MailMessage,
-} from '@owrl/tasks';
+} from '@owrl/tasks/mail';
 import { startSitesServer, type SitesServer } from '../src/index.js';
 
 let srv: SitesServer;

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Task } from '@owrl/proto';
 import { mailPlan as planFor } from '@owrl/demos';
-import { buildMailData, generateMailTasks, MAIL_FAMILIES } from '@owrl/tasks';
+import { buildMailData, generateMailTasks, MAIL_FAMILIES } from '@owrl/tasks/mail';
 import { assertClean, finish, inPairs, link, siteState, useSolverHarness } from './solver-harness.js';
 
 const SEED = 6;

@@ -3,7 +3,7 @@
 // the order verifier, all per session.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatPrice, type ShopProduct } from '@owrl/tasks';
+import { formatPrice, type ShopProduct } from '@owrl/tasks/shop';
 import { oracleListing, oracleTotalCents } from '@owrl/testkit';
 import { startSitesServer, type SitesServer } from '../src/index.js';
 

@@ -4,16 +4,18 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  parseTaskFile,
+} from '@owrl/tasks';
+import {
   buildTravelData,
   filterFlights,
   flightsOn,
-  parseTaskFile,
   presetBookings,
   sortFlights,
   travelSpecJson,
   type TravelData,
   type TravelSpec,
-} from '@owrl/tasks';
+} from '@owrl/tasks/travel';
 import { startSitesServer, type SitesServer } from '../src/index.js';
 
 const SEED = 6;

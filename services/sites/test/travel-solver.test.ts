@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { travelPlan as planFor } from '@owrl/demos';
-import { generateTravelTasks, TRAVEL_FAMILIES } from '@owrl/tasks';
+import { generateTravelTasks, TRAVEL_FAMILIES } from '@owrl/tasks/travel';
 import { assertClean, inPairs, siteState, useSolverHarness } from './solver-harness.js';
 
 const SEED = 2;

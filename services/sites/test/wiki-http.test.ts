@@ -3,7 +3,8 @@
 // posts, the verifier endpoint, the seeded random article and session isolation.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { listOfKind, parseTaskFile, sortedRows, validateTask, type WikiArticle, type WikiData } from '@owrl/tasks';
+import { parseTaskFile, validateTask } from '@owrl/tasks';
+import { listOfKind, sortedRows, type WikiArticle, type WikiData } from '@owrl/tasks/wiki';
 import { startSitesServer, type SitesServer } from '../src/index.js';
 
 let srv: SitesServer;

@@ -9,7 +9,7 @@ import { PlanPolicy, type EpisodeResult, type PlanStep, type PolicyInput } from 
 import { matchAnswer } from '@owrl/judge-core';
 import type { Task } from '@owrl/proto';
 import { hasPopup, timelineYear, titleOf, wikiPlan as planFor } from '@owrl/demos';
-import { generateWikiTasks, WIKI_FAMILIES } from '@owrl/tasks';
+import { generateWikiTasks, WIKI_FAMILIES } from '@owrl/tasks/wiki';
 import { button, finish, inPairs, link, meta, siteState, trail, useSolverHarness } from './solver-harness.js';
 
 const SEED = 2;

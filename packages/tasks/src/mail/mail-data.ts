@@ -2,7 +2,7 @@
 // archive, sent, trash; threads, attachments, labels, facts such as codes and amounts) built from
 // a data seed with mulberry32. The site serves it and the task generator draws targets from it.
 import { mulberry32, type Rng } from '@owrl/core';
-import { shuffled } from '../shop-catalog.js';
+import { shuffled } from '../shuffle.js';
 
 export type MailFolder = 'inbox' | 'archive' | 'sent' | 'trash';
 export const MAIL_FOLDERS: readonly MailFolder[] = ['inbox', 'archive', 'sent', 'trash'];

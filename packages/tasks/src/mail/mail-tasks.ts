@@ -6,7 +6,7 @@ import { DEFAULT_DATA_SEED, normalizeBaseUrl, selectFamilies, siteVerifyPath, ty
 import { mulberry32 } from '@owrl/core';
 import { make, TaskSchema, type Task, type Verifier, VerifierSchema } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
-import { shuffled } from '../shop-catalog.js';
+import { shuffled } from '../shuffle.js';
 import type { SuiteDef } from '../suite-options.js';
 import {
   buildMailData,

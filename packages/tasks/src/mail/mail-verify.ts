@@ -2,7 +2,7 @@
 // messages, messages the session must have sent (recipients, subject, body phrases, reply/forward
 // links), and optional strictness (no other mail sent, no other message moved). Pure logic.
 import { TaskError, TaskErrorCode } from '../errors.js';
-import type { VerifyResult } from '../verify.js';
+import type { VerifyResult } from '../verify-result.js';
 import { MAIL_FOLDERS, type MailData, type MailFolder, type MailMessage } from './mail-data.js';
 import { mailEntry, parseMailLabel, type MailboxState } from './mail-state.js';
 

@@ -1,6 +1,15 @@
 // The bundled travel site "Skyward": seeded timetable and fares, search rules, bookings and their
 // site-state verifier, and the task generator of suite `travel`.
-export { TRAVEL_FIRST_DATE, TRAVEL_LAST_DATE, TRAVEL_DAYS, travelDates, isIsoDay, isTravelDate, calendarDayName, formatTravelDay } from './travel-dates.js';
+export {
+  TRAVEL_FIRST_DATE,
+  TRAVEL_LAST_DATE,
+  TRAVEL_DAYS,
+  travelDates,
+  isIsoDay,
+  isTravelDate,
+  calendarDayName,
+  formatTravelDay,
+} from './travel-dates.js';
 export {
   TRAVEL_CITIES,
   TRAVEL_AIRLINES,
@@ -16,12 +25,14 @@ export {
   formatFlightTime,
   formatFlightDuration,
   formatStops,
-  type Cabin,
-  type TravelAirline,
-  type TravelCity,
-  type TravelData,
-  type TravelFlight,
-  type TravelService,
+} from './travel-data.js';
+export type {
+  Cabin,
+  TravelAirline,
+  TravelCity,
+  TravelData,
+  TravelFlight,
+  TravelService,
 } from './travel-data.js';
 export {
   TRAVEL_SORTS,
@@ -33,8 +44,10 @@ export {
   resolveCity,
   sortFlights,
   filterFlights,
-  type TravelSort,
-  type TravelFilter,
+} from './travel-search.js';
+export type {
+  TravelSort,
+  TravelFilter,
 } from './travel-search.js';
 export {
   TRAVEL_ACCOUNT,
@@ -44,9 +57,26 @@ export {
   parseTravelSpec,
   travelSpecJson,
   checkTravel,
-  type TravelBooking,
-  type ExpectedBooking,
-  type TravelSpec,
 } from './travel-booking.js';
-export { TRAVEL_FAMILIES, TRAVEL_POOL_SIZE, type TravelFamily, type TravelFamilyName } from './travel-families.js';
-export { TRAVEL_SUITE, TRAVEL_SITE, TRAVEL_VERIFY_PATH, generateTravelTasks, type GenerateTravelTasksOptions } from './travel-tasks.js';
+export type {
+  TravelBooking,
+  ExpectedBooking,
+  TravelSpec,
+} from './travel-booking.js';
+export {
+  TRAVEL_FAMILIES,
+  TRAVEL_POOL_SIZE,
+} from './travel-families.js';
+export type {
+  TravelFamily,
+  TravelFamilyName,
+} from './travel-families.js';
+export {
+  TRAVEL_SUITE,
+  TRAVEL_SITE,
+  TRAVEL_VERIFY_PATH,
+  generateTravelTasks,
+} from './travel-tasks.js';
+export type {
+  GenerateTravelTasksOptions,
+} from './travel-tasks.js';

@@ -3,7 +3,7 @@
 // bookings the session must hold and which bookings it must have cancelled. Pure logic.
 import { fnv1a, mulberry32 } from '@owrl/core';
 import { TaskError, TaskErrorCode } from '../errors.js';
-import type { VerifyResult } from '../verify.js';
+import type { VerifyResult } from '../verify-result.js';
 import { travelDates } from './travel-dates.js';
 import { CABINS, flightsOn, isCabin, TRAVEL_CITIES, type Cabin, type TravelData, type TravelFlight } from './travel-data.js';
 

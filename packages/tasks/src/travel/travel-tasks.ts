@@ -6,7 +6,7 @@ import { DEFAULT_DATA_SEED, normalizeBaseUrl, selectFamilies, siteVerifyPath, ty
 import { fnv1a, mulberry32 } from '@owrl/core';
 import { make, TaskSchema, VerifierSchema, type Task, type Verifier } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
-import { shuffled } from '../shop-catalog.js';
+import { shuffled } from '../shuffle.js';
 import { presetBookings, travelSpecJson, type TravelSpec } from './travel-booking.js';
 import { calendarDayName } from './travel-dates.js';
 import { buildTravelData, CABIN_LABELS, formatFare, type Cabin, type TravelData } from './travel-data.js';

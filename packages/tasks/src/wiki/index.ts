@@ -1,17 +1,34 @@
 // The bundled wiki "Lorewell": seeded articles, list and search rules, the reading-list verifier
 // spec and the task generator of suite `wiki`.
-export { WIKI_KINDS, ARTICLES_PER_KIND, type WikiKind } from './wiki-world.js';
+export {
+  WIKI_KINDS,
+  ARTICLES_PER_KIND,
+} from './wiki-world.js';
+export type {
+  WikiKind,
+} from './wiki-world.js';
 export {
   buildWiki,
   wikiFact,
   wikiNumber,
-  type WikiArticle,
-  type WikiCategory,
-  type WikiData,
-  type WikiFact,
-  type WikiFactKey,
 } from './wiki-data.js';
-export { TIMELINE_ROWS, HISTORY_PARAGRAPHS, timelineSectionHeading, type Segment, type WikiEvent, type WikiSection } from './wiki-text.js';
+export type {
+  WikiArticle,
+  WikiCategory,
+  WikiData,
+  WikiFact,
+  WikiFactKey,
+} from './wiki-data.js';
+export {
+  TIMELINE_ROWS,
+  HISTORY_PARAGRAPHS,
+  timelineSectionHeading,
+} from './wiki-text.js';
+export type {
+  Segment,
+  WikiEvent,
+  WikiSection,
+} from './wiki-text.js';
 export {
   WIKI_LISTS,
   cellText,
@@ -20,15 +37,32 @@ export {
   listOfKind,
   searchWiki,
   sortedRows,
-  type WikiColumnKey,
-  type WikiList,
-  type WikiListColumn,
-  type WikiSearchHit,
-  type WikiSearchResult,
-  type WikiSortOrder,
 } from './wiki-lists.js';
-export { checkReadingList, parseReadingListSpec, readingListSpecJson, type ReadingListSpec } from './wiki-verify.js';
-export { WIKI_FAMILIES, READING_LIST_SIZES, COMPARE_TOP, type WikiFamily, type WikiFamilyName } from './wiki-families.js';
+export type {
+  WikiColumnKey,
+  WikiList,
+  WikiListColumn,
+  WikiSearchHit,
+  WikiSearchResult,
+  WikiSortOrder,
+} from './wiki-lists.js';
+export {
+  checkReadingList,
+  parseReadingListSpec,
+  readingListSpecJson,
+} from './wiki-verify.js';
+export type {
+  ReadingListSpec,
+} from './wiki-verify.js';
+export {
+  WIKI_FAMILIES,
+  READING_LIST_SIZES,
+  COMPARE_TOP,
+} from './wiki-families.js';
+export type {
+  WikiFamily,
+  WikiFamilyName,
+} from './wiki-families.js';
 export {
   WIKI_SITE,
   WIKI_SUITE,
@@ -39,5 +73,7 @@ export {
   generateWikiTasks,
   selectWikiFamilies,
   wikiFamilySizes,
-  type GenerateWikiTasksOptions,
+} from './wiki-tasks.js';
+export type {
+  GenerateWikiTasksOptions,
 } from './wiki-tasks.js';

@@ -6,7 +6,7 @@ import { DEFAULT_DATA_SEED, normalizeBaseUrl, selectFamilies, siteVerifyPath, ty
 import { mulberry32 } from '@owrl/core';
 import { make, TaskSchema, VerifierSchema, type Task, type Verifier } from '@owrl/proto';
 import { TaskError, TaskErrorCode } from '../errors.js';
-import { shuffled } from '../shop-catalog.js';
+import { shuffled } from '../shuffle.js';
 import { buildWiki, formatNumber, wikiFact, wikiNumber, type WikiArticle, type WikiData, type WikiFactKey } from './wiki-data.js';
 import {
   ANSWER_FACTS,

@@ -2,7 +2,7 @@
 // references, written from sentence templates with the article's facts and links filled in. Pure
 // and seeded: the same rng state writes the same text.
 import type { Rng } from '@owrl/core';
-import { shuffled } from '../shop-catalog.js';
+import { shuffled } from '../shuffle.js';
 import { placeName, type CityRec, type InventionRec, type PersonRec, type RiverRec, type WikiKind, type WikiWorld } from './wiki-world.js';
 
 /** A piece of a paragraph: plain text, or a link to an article (its text is the article's title). */

@@ -1,7 +1,7 @@
 // The reading-list spec of the wiki's tasks: what its `/__owrl/verify/wiki` endpoint checks
 // (SiteStateCheck spec_json `{"saved":["Velm",...],"exact":true}`). Pure logic.
 import { TaskError, TaskErrorCode } from '../errors.js';
-import type { VerifyResult } from '../verify.js';
+import type { VerifyResult } from '../verify-result.js';
 
 /** Articles (slugs) the session's reading list must hold; `exact` forbids any other. */
 export interface ReadingListSpec {

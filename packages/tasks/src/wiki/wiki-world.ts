@@ -2,7 +2,7 @@
 // their numbers and relations (a city's river, a river's surveyor, an invention's inventor), drawn
 // from a seeded rng. Numeric facts are distinct within a kind, so comparisons never tie.
 import type { Rng } from '@owrl/core';
-import { shuffled } from '../shop-catalog.js';
+import { shuffled } from '../shuffle.js';
 
 export type WikiKind = 'city' | 'river' | 'person' | 'invention';
 export const WIKI_KINDS: readonly WikiKind[] = ['city', 'river', 'person', 'invention'];

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { hbars, stackedBars } from '@owrl/charts';
-import { exclusionFault, reportHtml } from '../demo/report.js';
+import { exclusionFault, reportHtml } from '../run/report.js';
 import type { EvalSummary, GroupFigures } from './eval-results.js';
 
 export interface EvalReport {

@@ -2,7 +2,7 @@
 // comes in; which (task, sample) slots are finished, which still need a rollout and at which
 // attempt; and the summary: success by suite, family and difficulty, pass@1 and pass@k (the
 // unbiased estimator over the samples of a task), termination classes and exclusions by cause.
-import { excludedByFault } from '../demo/report.js';
+import { excludedByFault } from '../run/report.js';
 
 export type EvalOutcome = 'success' | 'failure' | 'excluded';
 

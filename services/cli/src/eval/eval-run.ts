@@ -12,7 +12,7 @@ import { connectBus, ensureLearnerConsumer, ensureTopology, STREAM_SCORED, taskS
 import { fnv1a, parseTrajectoryId, trajectoryId } from '@owrl/core';
 import { make, PolicyArtifactSchema, RolloutRequestSchema, ScoredTrajectorySchema, terminationClassName, verdictSourceName, type ScoredTrajectory, type Task } from '@owrl/proto';
 import { readTaskFile } from '@owrl/tasks';
-import { ProcessGroup, StopWatch } from '../demo/processes.js';
+import { ProcessGroup, StopWatch } from '../run/processes.js';
 import { commonEnv, startActors, startBroker, startJudge, useSites, type Broker, type SitesHandle } from '../stack.js';
 import { UsageError } from '../usage.js';
 import { materialize, resolveEvalPolicy } from './eval-policy.js';

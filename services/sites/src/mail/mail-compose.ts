@@ -8,7 +8,7 @@ import {
   mailReplyAddressing,
   type MailData,
   type MailMessage,
-} from '@owrl/tasks';
+} from '@owrl/tasks/mail';
 import { html, type Html } from '../html.js';
 import { mailLayout, takeNotice, type LayoutContext } from './mail-layout.js';
 import type { ComposeDraft } from './mail-session.js';

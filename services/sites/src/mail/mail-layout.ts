@@ -1,6 +1,6 @@
 // Page frame of the bundled web mail "Lark Mail": header with search, mailbox sidebar (folders,
 // labels, contacts), one-shot notices and the cookie bar; inline CSS, no external resources.
-import { listMailView, MAIL_LABELS, type MailData } from '@owrl/tasks';
+import { listMailView, MAIL_LABELS, type MailData } from '@owrl/tasks/mail';
 import { html, raw, type Html } from '../html.js';
 import type { MailSession } from './mail-session.js';
 

@@ -10,7 +10,7 @@ import {
   type MailAddress,
   type MailEntry,
   type MailFolder,
-} from '@owrl/tasks';
+} from '@owrl/tasks/mail';
 import { html, raw, type Html } from '../html.js';
 import { mailLayout, takeNotice, type LayoutContext } from './mail-layout.js';
 

@@ -4,6 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   isTaskError,
+} from '@owrl/tasks';
+import {
   listMailView,
   mailEntry,
   parseMailLabel,
@@ -13,7 +15,7 @@ import {
   type MailData,
   type MailEntry,
   type MailFolder,
-} from '@owrl/tasks';
+} from '@owrl/tasks/mail';
 import { hereOf, readForm, redirect, safeDecode, sendHtml } from '../http-util.js';
 import type { Html } from '../html.js';
 import type { LayoutContext } from './mail-layout.js';

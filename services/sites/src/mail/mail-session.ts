@@ -1,7 +1,7 @@
 // What the web mail keeps per session: the mailbox (flags and sent mail, checked by the
 // verifier), a one-shot notice, an unsent draft after a failed send, the list to return to after
 // an action, and the cookie choice.
-import { newMailboxState, type MailboxState, type MailData } from '@owrl/tasks';
+import { newMailboxState, type MailboxState, type MailData } from '@owrl/tasks/mail';
 import type { Notice } from '../session-store.js';
 
 export interface ComposeDraft {

@@ -1,6 +1,7 @@
 // The web mail "Lark Mail" as a bundled site: its pages under /mail/ and its mailbox verifier
 // (`/__owrl/verify/mail`). Every session gets its own copy of the seeded mailbox.
-import { buildMailData, checkMailbox, isTaskError, newMailboxState, parseMailSpec, type MailData } from '@owrl/tasks';
+import { isTaskError } from '@owrl/tasks';
+import { buildMailData, checkMailbox, newMailboxState, parseMailSpec, type MailData } from '@owrl/tasks/mail';
 import { SitesError, SitesErrorCode } from '../errors.js';
 import { peekSiteData, siteData, type SiteContext, type SiteModule } from '../site.js';
 import { MAIL_NAME } from './mail-layout.js';

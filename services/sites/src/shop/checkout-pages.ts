@@ -8,7 +8,7 @@ import {
   type ShopDeliveryId,
   type ShopOrder,
   type ShopOrderTotals,
-} from '@owrl/tasks';
+} from '@owrl/tasks/shop';
 import { html, raw, type Html } from '../html.js';
 import { layout, noticeBlock, type PageContext } from './layout.js';
 import { cartLines, type CartLine } from './shop-state.js';

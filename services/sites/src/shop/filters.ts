@@ -1,7 +1,7 @@
 // The listing pages' GET parameters: filters (size, colour, waterproof, rating, brand, min/max
 // price in dollars) and sort, parsed leniently (unknown values are dropped, a price that is not a
 // number is reported), and written back into the links that keep them (sort links, "Clear").
-import { SHOP_RATING_STEPS, SHOP_SORTS, type ShopCatalog, type ShopFilters, type ShopSort } from '@owrl/tasks';
+import { SHOP_RATING_STEPS, SHOP_SORTS, type ShopCatalog, type ShopFilters, type ShopSort } from '@owrl/tasks/shop';
 
 export interface ListingQuery {
   filters: ShopFilters;

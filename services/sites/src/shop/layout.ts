@@ -1,7 +1,7 @@
 // The frame of every shop page "Owrl Goods": inline stylesheet (warm paper and walnut, serif
 // headings), header with category navigation, orders and cart links, one-shot notices, product
 // cards, and the non-modal cookie banner at the bottom until the session answers it.
-import { formatPrice, type ShopCatalog, type ShopListingItem } from '@owrl/tasks';
+import { formatPrice, type ShopCatalog, type ShopListingItem } from '@owrl/tasks/shop';
 import { html, raw, type Html } from '../html.js';
 import type { Notice, SessionState } from '../session-store.js';
 import { cartCount, type ShopSessionData } from './shop-state.js';

@@ -14,13 +14,13 @@ import {
   type ShopProduct,
   type ShopSort,
   type ShopVariant,
-} from '@owrl/tasks';
+} from '@owrl/tasks/shop';
 import { html, raw, type Html } from '../html.js';
 import { listingSearch, priceValue, type ListingQuery } from './filters.js';
 import { cards, layout, noticeBlock, type PageContext } from './layout.js';
 
 // Enter in the quantity field must not submit the form: the add_qty tasks are defined as
-// write quantity, then click "Add to cart" (see @owrl/tasks SHOP_FAMILIES). Choosing a size
+// write quantity, then click "Add to cart" (see SHOP_FAMILIES of @owrl/tasks/shop). Choosing a size
 // shows that size's price, SKU and stock.
 const PRODUCT_SCRIPT = `(function(){var q=document.getElementById('qty');
 q.addEventListener('keydown',function(e){if(e.key==='Enter')e.preventDefault();});

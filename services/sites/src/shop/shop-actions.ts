@@ -12,7 +12,7 @@ import {
   shopPromoProblem,
   shopPromoText,
   type ShopCatalog,
-} from '@owrl/tasks';
+} from '@owrl/tasks/shop';
 import { redirect } from '../http-util.js';
 import type { SessionState } from '../session-store.js';
 import { cartLines, emptyDraft, nextOrderNumber, shopData } from './shop-state.js';

@@ -2,7 +2,7 @@
 // cart, checkout and orders, and the form posts (cart, cookie banner, checkout), all against the
 // caller's session state.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { searchProducts, type ShopCatalog } from '@owrl/tasks';
+import { searchProducts, type ShopCatalog } from '@owrl/tasks/shop';
 import { hereOf, readForm, safeDecode, sendHtml } from '../http-util.js';
 import type { SessionState } from '../session-store.js';
 import { cartPage, checkoutPage, orderPage, ordersPage } from './checkout-pages.js';

@@ -1,5 +1,6 @@
 // The shop as a bundled site: its pages under /shop/ and its verifier of cart and placed orders.
-import { buildShopCatalog, checkShopState, isTaskError, parseCartSpec, type CartSpec, type ShopCatalog } from '@owrl/tasks';
+import { isTaskError } from '@owrl/tasks';
+import { buildShopCatalog, checkShopState, parseCartSpec, type CartSpec, type ShopCatalog } from '@owrl/tasks/shop';
 import { SitesError, SitesErrorCode } from '../errors.js';
 import type { SiteContext, SiteModule } from '../site.js';
 import { SHOP_NAME } from './layout.js';

@@ -10,7 +10,7 @@ import {
   type ShopOrder,
   type ShopProduct,
   type ShopVariant,
-} from '@owrl/tasks';
+} from '@owrl/tasks/shop';
 import type { SessionState } from '../session-store.js';
 import { peekSiteData, siteData } from '../site.js';
 

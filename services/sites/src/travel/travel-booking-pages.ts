@@ -12,7 +12,7 @@ import {
   type Cabin,
   type TravelBooking,
   type TravelFlight,
-} from '@owrl/tasks';
+} from '@owrl/tasks/travel';
 import { html, raw, type Html } from '../html.js';
 import { layout, type FrameState } from './travel-layout.js';
 

@@ -21,7 +21,7 @@ import {
   type TravelAirline,
   type TravelCity,
   type TravelFlight,
-} from '@owrl/tasks';
+} from '@owrl/tasks/travel';
 import { html, raw, type Html } from '../html.js';
 import { layout, type FrameState } from './travel-layout.js';
 import { MAX_PASSENGERS, modifyHref, paxLabel, resultsHref, resultsParams, type ResultsQuery, type SearchFormValues } from './travel-query.js';

@@ -15,7 +15,7 @@ import {
   type TravelCity,
   type TravelFilter,
   type TravelSort,
-} from '@owrl/tasks';
+} from '@owrl/tasks/travel';
 
 export const MAX_PASSENGERS = 6;
 

@@ -3,19 +3,21 @@
 // cookie choice, all against the caller's session state.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  SESSION_PARAM,
+} from '@owrl/tasks';
+import {
   airlineByCode,
   filterFlights,
   findFlight,
   flightsOn,
   isCabin,
   makeBooking,
-  SESSION_PARAM,
   sortFlights,
   TRAVEL_ACCOUNT,
   type TravelAirline,
   type TravelData,
   type TravelFlight,
-} from '@owrl/tasks';
+} from '@owrl/tasks/travel';
 import { hereOf, readForm, redirect, safeDecode, sendHtml } from '../http-util.js';
 import { bookingFormPage, confirmationPage, notFoundPage, passengerLabel, tripPage, tripsPage, type BookingFormView } from './travel-booking-pages.js';
 import type { FrameState } from './travel-layout.js';

@@ -1,5 +1,6 @@
 // The travel site "Skyward" as a bundled site: its pages under /travel/ and its bookings verifier.
-import { buildTravelData, checkTravel, isTaskError, parseTravelSpec, presetBookings, TRAVEL_AIRLINES, TRAVEL_CITIES, type TravelData } from '@owrl/tasks';
+import { isTaskError } from '@owrl/tasks';
+import { buildTravelData, checkTravel, parseTravelSpec, presetBookings, TRAVEL_AIRLINES, TRAVEL_CITIES, type TravelData } from '@owrl/tasks/travel';
 import { SitesError, SitesErrorCode } from '../errors.js';
 import type { SiteContext, SiteModule } from '../site.js';
 import { TRAVEL_TITLE } from './travel-layout.js';

@@ -1,6 +1,6 @@
 // Per-session state of the travel site: the account's bookings (its seeded trips first), the
 // cookie choice, and a one-shot notice shown on the next page.
-import type { TravelBooking } from '@owrl/tasks';
+import type { TravelBooking } from '@owrl/tasks/travel';
 import type { Notice, SessionState } from '../session-store.js';
 import { peekSiteData, siteData } from '../site.js';
 

@@ -1,7 +1,7 @@
 // The article page of the wiki: breadcrumb, title, save button, infobox table, lead, table of
 // contents, long sections with the timeline closing the last one, see also, references and the
 // categories footer.
-import type { Segment, WikiArticle, WikiFact } from '@owrl/tasks';
+import type { Segment, WikiArticle, WikiFact } from '@owrl/tasks/wiki';
 import { html, type Html } from '../html.js';
 import { digestDue, WIKI_NAME } from './wiki-state.js';
 import { layout, type WikiPageContext } from './layout.js';

@@ -1,7 +1,7 @@
 // The frame of every wiki page: masthead with the search box, the site sidebar, the cookie bar and
 // the "Subscribe to our digest" popup, with the wiki's own look (inline CSS) and a small script that
 // sends the popup, cookie and reading-list forms without leaving the page.
-import type { WikiData } from '@owrl/tasks';
+import type { WikiData } from '@owrl/tasks/wiki';
 import { html, raw, type Html } from '../html.js';
 import type { Notice } from '../session-store.js';
 import { WIKI_NAME, type WikiState } from './wiki-state.js';

@@ -10,7 +10,7 @@ import {
   type WikiList,
   type WikiSearchHit,
   type WikiSortOrder,
-} from '@owrl/tasks';
+} from '@owrl/tasks/wiki';
 import { html, raw, type Html } from '../html.js';
 import { layout, type WikiPageContext } from './layout.js';
 import { paragraph } from './article-page.js';

@@ -2,7 +2,7 @@
 // article), the seeded random article, and the form posts of the reading list, the digest popup and
 // the cookie bar (JSON for the page script, else a 303 back with a one-shot notice).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { findColumn, findList, searchWiki, type WikiColumnKey, type WikiData, type WikiList, type WikiSortOrder } from '@owrl/tasks';
+import { findColumn, findList, searchWiki, type WikiColumnKey, type WikiData, type WikiList, type WikiSortOrder } from '@owrl/tasks/wiki';
 import { hereOf, readForm, redirect, safeDecode, sendHtml, sendJson } from '../http-util.js';
 import type { SessionState } from '../session-store.js';
 import { articlePage } from './article-page.js';

@@ -1,5 +1,6 @@
 // The wiki "Lorewell" as a bundled site: its pages under /wiki/ and its reading-list verifier.
-import { buildWiki, checkReadingList, isTaskError, parseReadingListSpec, WIKI_LISTS, type ReadingListSpec, type WikiData } from '@owrl/tasks';
+import { isTaskError } from '@owrl/tasks';
+import { buildWiki, checkReadingList, parseReadingListSpec, WIKI_LISTS, type ReadingListSpec, type WikiData } from '@owrl/tasks/wiki';
 import { SitesError, SitesErrorCode } from '../errors.js';
 import type { SiteContext, SiteModule } from '../site.js';
 import { handleWiki } from './wiki-routes.js';

@@ -2,7 +2,8 @@
 // popup shows from the second), the popup and cookie choices, and the seeded "random article" draws.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fnv1a } from '@owrl/core';
-import { SESSION_COOKIE, SESSION_PARAM, type WikiData } from '@owrl/tasks';
+import { SESSION_COOKIE, SESSION_PARAM } from '@owrl/tasks';
+import type { WikiData } from '@owrl/tasks/wiki';
 import { parseCookies } from '../http-util.js';
 import type { Notice, SessionState } from '../session-store.js';
 import { peekSiteData, siteData } from '../site.js';

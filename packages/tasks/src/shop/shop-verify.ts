@@ -2,14 +2,10 @@
 // (SiteStateCheck spec_json) — cart lines by product or by product and size, and the latest placed
 // order (items, sizes, quantities, address, delivery, promo). Answer matching (AnswerMatch)
 // belongs to @owrl/judge-core.
-import { TaskError, TaskErrorCode } from './errors.js';
+import { TaskError, TaskErrorCode } from '../errors.js';
 import { type ShopDeliveryId, SHOP_DELIVERY_OPTIONS, type ShopOrder } from './shop-checkout.js';
 import { parseShopLineKey } from './shop-catalog.js';
-
-export interface VerifyResult {
-  ok: boolean;
-  detail: string;
-}
+import type { VerifyResult } from '../verify-result.js';
 
 /** The latest placed order must have exactly these items; listed fields must match. */
 export interface ShopOrderSpec {

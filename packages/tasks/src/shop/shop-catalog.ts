@@ -3,7 +3,8 @@
 // a seed (mulberry32); and the sorting and search rules that both the site and the task generator
 // rely on (so "the cheapest item" means the same thing to both).
 import { mulberry32, type Rng } from '@owrl/core';
-import { TaskError, TaskErrorCode } from './errors.js';
+import { TaskError, TaskErrorCode } from '../errors.js';
+import { shuffled } from '../shuffle.js';
 
 /** Catalog seed the sites server and the task generator use when none is given. */
 export const DEFAULT_CATALOG_SEED = 1;
@@ -162,18 +163,6 @@ function pick<T>(rng: Rng, xs: readonly T[]): T {
   const x = xs[Math.floor(rng() * xs.length)];
   if (x === undefined) throw new Error('pick from an empty list');
   return x;
-}
-
-/** Fisher–Yates shuffle of a copy, driven by `rng`. */
-export function shuffled<T>(rng: Rng, xs: readonly T[]): T[] {
-  const out = xs.slice();
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    const a = out[i] as T;
-    out[i] = out[j] as T;
-    out[j] = a;
-  }
-  return out;
 }
 
 function slugify(s: string): string {

@@ -5,12 +5,12 @@
 import { fnv1a, mulberry32 } from '@owrl/core';
 import {
   shopDefaultVariant,
-  shuffled,
   type ShopCatalog,
   type ShopCategory,
   type ShopProduct,
   type ShopVariant,
 } from './shop-catalog.js';
+import { shuffled } from '../shuffle.js';
 import { browseShop, shopFacets, SHOP_RATING_STEPS, shopRatingLabel, type ShopListingItem, type ShopFilters } from './shop-listing.js';
 
 /** The second filter of a scenario (besides the size). */

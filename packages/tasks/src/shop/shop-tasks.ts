@@ -4,23 +4,23 @@
 // chooses which tasks are drawn and in what order. `difficulty` is the number of policy steps of
 // the intended shortest solution, where one step is one pick of the built-in policy (a click, a
 // write optionally followed by Enter, done).
-import { normalizeBaseUrl, selectFamilies } from './suite-options.js';
+import { normalizeBaseUrl, selectFamilies } from '../suite-options.js';
 import { mulberry32 } from '@owrl/core';
 import { make, TaskSchema, type Task, type Verifier, VerifierSchema } from '@owrl/proto';
-import { TaskError, TaskErrorCode } from './errors.js';
+import { TaskError, TaskErrorCode } from '../errors.js';
 import {
   buildShopCatalog,
   DEFAULT_CATALOG_SEED,
   formatPrice,
   listCategory,
-  shuffled,
   type ShopCatalog,
   type ShopCategory,
   type ShopProduct,
 } from './shop-catalog.js';
+import { shuffled } from '../shuffle.js';
 import { SHOP_DEFAULT_DELIVERY, SHOP_DELIVERY_OPTIONS, type ShopDeliveryId, priceShopOrder, shopPromoProblem } from './shop-checkout.js';
 import { shopCustomer, shopPools, type ShopCustomer, type ShopScenario, type ShopSizedPick } from './shop-scenarios.js';
-import { cartSpecJson, type ShopOrderSpec } from './verify.js';
+import { cartSpecJson, type ShopOrderSpec } from './shop-verify.js';
 
 export const SHOP_SUITE = 'shop';
 export const SHOP_SITE = 'shop';

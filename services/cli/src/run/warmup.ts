@@ -1,7 +1,8 @@
-// `owrl demo --warmup`: behaviour cloning of the built-in pointer policy on the bundled sites'
-// scripted solvers before RL. Demonstrations come from tasks drawn with seeds other than the
-// learner's pool, the held-out figure from tasks outside the demonstrations; the warmed-up
-// weights are written as an ONNX artifact the learner loads as its first version (OWRL_INIT_POLICY).
+// A run's warm-up (policy.warmup of the run file; `owrl demo` turns it on for the pointer
+// policy): behaviour cloning of the built-in pointer policy on the bundled sites' scripted solvers
+// before RL. Demonstrations come from tasks drawn with seeds other than the learner's pool, the
+// held-out figure from tasks outside the demonstrations; the warmed-up weights are written as an
+// ONNX artifact the learner loads as its first version (OWRL_INIT_POLICY).
 import fs from 'node:fs';
 import path from 'node:path';
 import { BrowserPool } from '@owrl/browser-env';

@@ -1,2 +1,0 @@
-// The sites server logs through the injected owrl Logger; silent when none is given.
-export { silentLogger, type Logger } from '@owrl/core';
