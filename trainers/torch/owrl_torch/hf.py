@@ -151,6 +151,17 @@ class HFPolicy(nn.Module):
             yield
 
 
+def dtype_kwarg(transformers_version: str, dtype: torch.dtype) -> Dict[str, Any]:
+    """`from_pretrained`'s dtype keyword: `dtype` from transformers 4.56 on (`torch_dtype` is
+    deprecated there, and Qwen3-VL needs 4.57), `torch_dtype` before."""
+    parts = []
+    for piece in transformers_version.split(".")[:2]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    major, minor = (parts + [0, 0])[:2]
+    return {"dtype": dtype} if (major, minor) >= (4, 56) else {"torch_dtype": dtype}
+
+
 @dataclass
 class HFBundle:
     model: HFPolicy
@@ -181,7 +192,7 @@ def load_hf(
         if cls is None:
             continue
         try:
-            model = cls.from_pretrained(model_id, torch_dtype=torch_dtype)
+            model = cls.from_pretrained(model_id, **dtype_kwarg(getattr(transformers, "__version__", "0"), torch_dtype))
             break
         except (ValueError, KeyError) as e:
             errors.append(f"{auto}: {e}")
@@ -254,4 +265,4 @@ def save_hf_full(policy: HFPolicy, directory: str) -> List[str]:
     return sorted(os.listdir(directory))
 
 
-__all__ = ["HFPolicy", "HFBundle", "HFImageCounter", "load_hf", "apply_hf_lora", "save_hf_adapter", "load_hf_adapter", "save_hf_full"]
+__all__ = ["HFPolicy", "HFBundle", "HFImageCounter", "dtype_kwarg", "load_hf", "apply_hf_lora", "save_hf_adapter", "load_hf_adapter", "save_hf_full"]

@@ -145,3 +145,14 @@ def test_kl_reference_uses_the_base_model(tiny_dir):
         assert lora.lora_delta_norm(b.model) > 0
         assert (b.model(x) - base).abs().max() > 1e-3
     assert torch.equal(base, load_tiny(tiny_dir).model(x).detach())
+
+
+def test_hf_models_load_with_the_dtype_keyword_their_transformers_takes():
+    import torch
+
+    from owrl_torch.hf import dtype_kwarg
+
+    assert dtype_kwarg("4.57.1", torch.bfloat16) == {"dtype": torch.bfloat16}
+    assert dtype_kwarg("5.17.0", torch.bfloat16) == {"dtype": torch.bfloat16}
+    assert dtype_kwarg("4.56.0.dev0", torch.float16) == {"dtype": torch.float16}
+    assert dtype_kwarg("4.55.4", torch.float16) == {"torch_dtype": torch.float16}
