@@ -255,7 +255,12 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--artifact-url", default=None, help="base URL of <state-dir>/versions as the engines see it (default: file:// paths)")
     p.add_argument("--seed", type=int, default=0, help="seed of the LoRA initialisation")
     p.add_argument("--log-level", default=os.environ.get("OWRL_LOG_LEVEL", "info"))
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.kl_coef < 0:
+        p.error(f"--kl-coef {args.kl_coef}: must be >= 0")
+    if args.kl_coef > 0 and args.full_weights:
+        p.error("--kl-coef needs a reference policy, and with --full-weights none is kept (with LoRA it is the base model with the adapter off): train a LoRA adapter or leave --kl-coef 0")
+    return args
 
 
 def _device(arg: Optional[str]) -> torch.device:

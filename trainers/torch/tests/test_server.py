@@ -445,3 +445,13 @@ def test_the_served_tiny_model_states_its_vocabulary_and_context_for_the_request
     cfg = json.loads((service_tiny / "config.json").read_text())
     assert policy.vocab_size == cfg["vocab_size"]
     assert policy.max_positions == cfg["max_positions"], "a step longer than the model's context is refused before training"
+
+
+def test_a_kl_term_without_a_reference_policy_is_refused_at_start_up(capsys: Any) -> None:
+    from owrl_torch.serve import parse_args
+
+    with pytest.raises(SystemExit) as e:
+        parse_args(["--model", "m", "--state-dir", "s", "--full-weights", "--kl-coef", "0.1"])
+    assert e.value.code == 2
+    assert "--kl-coef needs a reference policy" in capsys.readouterr().err
+    assert parse_args(["--model", "m", "--state-dir", "s", "--kl-coef", "0.1"]).kl_coef == 0.1, "with LoRA the base model is the reference"
