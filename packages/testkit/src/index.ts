@@ -116,6 +116,7 @@ export type {
   RedeliveryWatch,
 } from './redeliveries.js';
 export {
+  awaitDeadLetter,
   exhaustDeliveries,
 } from './exhaust-deliveries.js';
 export {

@@ -14,6 +14,7 @@ import { RunPhase, type RunState, type ScoredTrajectory } from '@owrl/proto';
 import { startChatServer, type ChatEngine, type ChatServerDouble } from './chat-server.js';
 import { startFakeTrainer, type FakeTrainerDouble } from './fake-trainer.js';
 import { readRunScored } from './run-scored.js';
+import { startLoopServices, writeWordTasks } from './word-tasks.js';
 import { startSystem, type OwrlSystem } from './system.js';
 
 export interface LlmLoopOptions {
@@ -57,7 +58,6 @@ export function adapterServing(chat: ChatServerDouble): { requests: number; serv
   return { requests: ran.length, servedByNamed: ok, share: ran.length > 0 ? ok / ran.length : 0, adapterRequests: ran.filter((r) => r.named !== chat.baseModel).length };
 }
 
-const WORDS = ['amber', 'birch', 'cobalt', 'dune', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper', 'kelp', 'lagoon'];
 const INSTRUCTION = /Answer with the single word ([a-z]+) /;
 export const LLM_LOOP_BASE_MODEL = 'Qwen/Qwen3-VL-4B-Instruct';
 
@@ -106,15 +106,8 @@ export async function startLlmLoop(opts: LlmLoopOptions = {}): Promise<LlmLoop> 
       : {},
   });
   try {
-    // the tasks start on a bundled page (the first shop task's start URL) and are verified by answer match
-    const res = await fetch(`${sys.sitesUrl}/__owrl/tasks?suite=shop&seed=1&n=1`);
-    const first = JSON.parse((await res.text()).split('\n')[0] ?? '{}') as { startUrl?: string; start_url?: string };
-    const startUrl = first.startUrl ?? first.start_url ?? `${sys.sitesUrl}/`;
-    const lines = WORDS.slice(0, opts.tasks ?? 6).map((w, i) =>
-      JSON.stringify({ id: `words/${i}`, suite: 'words', startUrl, instruction: `Answer with the single word ${w} and nothing else.`, difficulty: 1, verifier: { answer: { accepted: [w], normalize: true } } }),
-    );
-    fs.writeFileSync(tasksFile, lines.join('\n') + '\n');
-    for (const n of ['learner', 'judge', ...sys.names().filter((x) => x.startsWith('actor-'))]) sys.start(n);
+    await writeWordTasks(sys, tasksFile, opts.tasks ?? 6);
+    startLoopServices(sys);
   } catch (e) {
     await sys.dispose();
     await chat?.close();

@@ -21,6 +21,7 @@ import path from 'node:path';
 import { decode, RunPhase, TrainResultSchema, type RunState, type ScoredTrajectory, type TrainResult } from '@owrl/proto';
 import { findPython, startPythonModule, TORCH_TRAINER_DIR, torchUnavailable, type PythonProcess } from './python-process.js';
 import { readRunScored } from './run-scored.js';
+import { startLoopServices, writeWordTasks } from './word-tasks.js';
 import { startSystem, type OwrlSystem } from './system.js';
 
 /** The name the engine double serves the tiny model under and the trainer states as its base model. */
@@ -105,7 +106,6 @@ export interface TorchLoop extends AsyncDisposable {
   dispose(): Promise<void>;
 }
 
-const WORDS = ['amber', 'birch', 'cobalt', 'dune', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper', 'kelp', 'lagoon'];
 
 /**
  * The tiny model's folder for `seed`: `python3 -m owrl_torch.tiny cached`, which builds it once
@@ -323,15 +323,8 @@ export async function startTorchLoop(opts: TorchLoopOptions = {}): Promise<Torch
       },
     });
     cleanup.push(() => sys.dispose());
-    // the tasks start on a bundled page (the first shop task's start URL) and are verified by answer match
-    const res = await fetch(`${sys.sitesUrl}/__owrl/tasks?suite=shop&seed=1&n=1`);
-    const first = JSON.parse((await res.text()).split('\n')[0] ?? '{}') as { startUrl?: string; start_url?: string };
-    const startUrl = first.startUrl ?? first.start_url ?? `${sys.sitesUrl}/`;
-    const lines = WORDS.slice(0, opts.tasks ?? 6).map((w, i) =>
-      JSON.stringify({ id: `words/${i}`, suite: 'words', startUrl, instruction: `Answer with the single word ${w} and nothing else.`, difficulty: 1, verifier: { answer: { accepted: [w], normalize: true } } }),
-    );
-    fs.writeFileSync(tasksFile, lines.join('\n') + '\n');
-    for (const n of ['learner', 'judge', ...sys.names().filter((x) => x.startsWith('actor-'))]) sys.start(n);
+    await writeWordTasks(sys, tasksFile, opts.tasks ?? 6);
+    startLoopServices(sys);
 
     const loop: TorchLoop = {
       sys,

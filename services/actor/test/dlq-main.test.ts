@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { connectBus, CONSUMER_ACTORS, DlqHeader, DlqReason, ensureTopology, STREAM_DLQ, STREAM_TASKS, taskSubject } from '@owrl/bus';
+import { connectBus, CONSUMER_ACTORS, DlqHeader, DlqReason, ensureTopology, STREAM_TASKS, taskSubject } from '@owrl/bus';
 import { make, RolloutRequestSchema, TaskSchema } from '@owrl/proto';
-import { exhaustDeliveries, startNatsServer } from '@owrl/testkit';
+import { awaitDeadLetter, exhaustDeliveries, startNatsServer } from '@owrl/testkit';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
@@ -23,19 +23,16 @@ void test('an exhausted rollout request goes to OWRL_DLQ with the reason and lea
     const pub = await bus.publish(taskSubject('runQ'), RolloutRequestSchema, r, { msgId: id });
     // Every delivery refused until the server gives up on the request (a request that crashes every actor).
     await exhaustDeliveries(bus.js, bus.jsm, STREAM_TASKS, CONSUMER_ACTORS);
-    const deadline = Date.now() + 60_000;
     child = spawn(process.execPath, [MAIN], {
       env: { ...process.env, NATS_URL: nats.url, OWRL_ACTORS_ACK_WAIT_S: '2', OWRL_SYNTHETIC: 'true', OWRL_SLOTS: '1', OWRL_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
-    while ((await bus.streamInfo(STREAM_DLQ)).state.messages === 0) {
-      assert.ok(Date.now() < deadline + 30_000, `nothing reached ${STREAM_DLQ}: ${stderr}`);
-      await new Promise((res) => setTimeout(res, 200));
-    }
-    const dl = await bus.jsm.streams.getMessage(STREAM_DLQ, { seq: (await bus.streamInfo(STREAM_DLQ)).state.last_seq });
-    assert.ok(dl);
+    const dl = await awaitDeadLetter(bus.jsm, {
+      timeoutMs: 90_000,
+      abort: () => (child !== undefined && (child.exitCode !== null || child.signalCode !== null) ? new Error(`the actor exited before dead-lettering: ${stderr}`) : null),
+    }).catch((e: unknown) => assert.fail(`${String(e)}\n${stderr}`));
     assert.deepEqual([dl.header.get(DlqHeader.Reason), dl.header.get(DlqHeader.Seq), dl.header.get(DlqHeader.MsgId)], [DlqReason.MaxDeliveries, String(pub.seq), id]);
     assert.equal((await bus.streamInfo(STREAM_TASKS)).state.messages, 0, 'removed from the work queue');
     child.kill('SIGTERM');

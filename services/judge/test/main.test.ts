@@ -6,10 +6,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { connectBus, CONSUMER_JUDGE, DlqHeader, DlqReason, ensureTopology, trajSubject, STREAM_DLQ, STREAM_SCORED, STREAM_TRAJ } from '@owrl/bus';
+import { connectBus, CONSUMER_JUDGE, DlqHeader, DlqReason, ensureTopology, trajSubject, STREAM_SCORED, STREAM_TRAJ } from '@owrl/bus';
 import { make, decode, RolloutRequestSchema, ScoredTrajectorySchema, TerminationClass, TerminationSchema, TrajectorySchema } from '@owrl/proto';
 import { writeTinyDecoderJudge } from '@owrl/judge-model/testing';
-import { exhaustDeliveries, freePort, startNatsServer, type NatsServer } from '@owrl/testkit';
+import { awaitDeadLetter, exhaustDeliveries, freePort, startNatsServer, type NatsServer } from '@owrl/testkit';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -152,19 +152,16 @@ void test('main moves a trajectory that exhausted its deliveries to OWRL_DLQ wit
     const pub = await bus.publish(trajSubject('runD'), TrajectorySchema, t, { msgId: id });
     // A judge that never acks it (one that crashes on it): the server gives up on it.
     await exhaustDeliveries(bus.js, bus.jsm, STREAM_TRAJ, CONSUMER_JUDGE);
-    const deadline = Date.now() + 60_000;
     child = spawn(process.execPath, [MAIN], {
       env: { ...process.env, NATS_URL: own.url, OWRL_JUDGE_ACK_WAIT_S: '2', OWRL_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
-    while ((await bus.streamInfo(STREAM_DLQ)).state.messages === 0) {
-      assert.ok(Date.now() < deadline + 30_000, `nothing reached ${STREAM_DLQ}: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const dl = await bus.jsm.streams.getMessage(STREAM_DLQ, { seq: (await bus.streamInfo(STREAM_DLQ)).state.last_seq });
-    assert.ok(dl);
+    const dl = await awaitDeadLetter(bus.jsm, {
+      timeoutMs: 90_000,
+      abort: () => (child !== undefined && (child.exitCode !== null || child.signalCode !== null) ? new Error(`the judge exited before dead-lettering: ${stderr}`) : null),
+    }).catch((e: unknown) => assert.fail(`${String(e)}\n${stderr}`));
     assert.deepEqual([dl.header.get(DlqHeader.Reason), dl.header.get(DlqHeader.Seq), dl.header.get(DlqHeader.MsgId)], [DlqReason.MaxDeliveries, String(pub.seq), id]);
     child.kill('SIGTERM');
     const [code] = (await once(child, 'exit')) as [number | null];
