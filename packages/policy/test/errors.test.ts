@@ -2,17 +2,12 @@
 // backend's subclass has a predicate of its own; both refuse another error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OwrlError } from '@owrl/core';
+import { assertCodedError } from '@owrl/core/testing';
 import { isPolicyError, isPolicyUnavailableError, PolicyError, PolicyErrorCode, PolicyUnavailableError } from '../src/index.js';
 
 void test('isPolicyError matches a PolicyError and its code, and refuses another code or error', () => {
   const e = new PolicyError(PolicyErrorCode.InvalidTrace, 'trace of step 3 has no candidates');
-  assert.ok(e instanceof OwrlError);
-  assert.ok(isPolicyError(e));
-  assert.ok(isPolicyError(e, PolicyErrorCode.InvalidTrace));
-  assert.equal(isPolicyError(e, PolicyErrorCode.InvalidArtifact), false);
-  assert.equal(isPolicyError(new OwrlError(PolicyErrorCode.InvalidTrace, 'x')), false);
-  assert.equal(isPolicyError(new Error('x')), false);
+  assertCodedError(e, isPolicyError, PolicyErrorCode.InvalidTrace, PolicyErrorCode.InvalidArtifact);
 });
 
 void test('isPolicyUnavailableError matches the subclass only; it is a PolicyError POLICY_UNAVAILABLE with a reason', () => {

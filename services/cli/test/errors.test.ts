@@ -2,19 +2,15 @@
 // code, and refuses another error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OwrlError } from '@owrl/core';
+import { assertCodedError } from '@owrl/core/testing';
 import { isJudgeRecordError, JudgeRecordErrorCode, parseLabelledRecords } from '../src/judge-records.js';
 import { isUsageError, UsageError, UsageErrorCode } from '../src/usage.js';
 
 void test('isUsageError matches a UsageError CLI_BAD_USAGE and refuses another error', () => {
   const e = new UsageError('--rounds must be an integer >= 1, got "x"');
-  assert.ok(e instanceof OwrlError);
-  assert.ok(isUsageError(e));
-  assert.ok(isUsageError(e, UsageErrorCode.BadUsage));
+  assertCodedError(e, isUsageError, UsageErrorCode.BadUsage);
   assert.equal(e.code, 'CLI_BAD_USAGE');
   assert.equal(e.message, '--rounds must be an integer >= 1, got "x"');
-  assert.equal(isUsageError(new OwrlError(UsageErrorCode.BadUsage, 'x')), false);
-  assert.equal(isUsageError(new Error('x')), false);
 });
 
 void test('isJudgeRecordError matches a bad record line naming line and field, and refuses another error', () => {

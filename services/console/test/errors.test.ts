@@ -2,7 +2,7 @@
 // isHttpError matches the class and, when asked, the code, and refuses another error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OwrlError } from '@owrl/core';
+import { assertCodedError } from '@owrl/core/testing';
 import { HttpError, HttpErrorCode, isHttpError } from '../src/index.js';
 
 void test('each HttpErrorCode answers with its own HTTP status', () => {
@@ -25,11 +25,7 @@ void test('each HttpErrorCode answers with its own HTTP status', () => {
 
 void test('isHttpError matches an HttpError and its code, and refuses another code or error', () => {
   const e = new HttpError(HttpErrorCode.NotFound, 'no page at /x');
-  assert.ok(e instanceof OwrlError);
-  assert.ok(isHttpError(e));
-  assert.ok(isHttpError(e, HttpErrorCode.NotFound));
-  assert.equal(isHttpError(e, HttpErrorCode.BadRequest), false);
+  assertCodedError(e, isHttpError, HttpErrorCode.NotFound, HttpErrorCode.BadRequest);
   assert.equal(e.name, 'HttpError');
-  assert.equal(isHttpError(new OwrlError(HttpErrorCode.NotFound, 'x')), false);
   assert.equal(isHttpError(Object.assign(new Error('x'), { status: 404 })), false);
 });
