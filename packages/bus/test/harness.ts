@@ -2,17 +2,10 @@
 // rollout fixtures, and event-driven waiting.
 import { trajectoryId } from '@owrl/core';
 import { make, RolloutRequestSchema, TaskSchema, type MessageInitShape, type RolloutRequest } from '@owrl/proto';
-import { startNatsServer as launch, type NatsServer, type NatsServerOptions } from '@owrl/nats-server';
+import { startNatsServer, type NatsServer, type NatsServerOptions } from '@owrl/nats-server';
 import { connectBus, type Bus } from '../src/index.js';
 
-/**
- * A JetStream nats-server on a free port, with the binary from $NATS_SERVER_BIN when it is set (as
- * the test kit's; the bus sits below the test kit, which uses the bus's stream names).
- */
-export async function startNatsServer(opts: NatsServerOptions = {}): Promise<NatsServer> {
-  const bin = process.env['NATS_SERVER_BIN'];
-  return await launch({ ...(bin ? { bin } : {}), ...opts });
-}
+export { startNatsServer };
 
 export interface Suite {
   server: NatsServer;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { freePort } from './free-port.js';
 
 export interface NatsServerOptions {
-  /** Path of the nats-server binary (callers pass $NATS_SERVER_BIN here); default: the Debian paths, then `nats-server` on PATH. */
+  /** Path of the nats-server binary; default: $NATS_SERVER_BIN, then the Debian paths, then `nats-server` on PATH. */
   bin?: string;
   /** Maximum message payload in bytes (server default 1 MiB). */
   maxPayload?: number;
@@ -34,7 +34,7 @@ export interface NatsServer extends AsyncDisposable {
 }
 
 function findBinary(bin: string | undefined): string {
-  const candidates = [bin, '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
+  const candidates = [bin, process.env['NATS_SERVER_BIN'], '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
   for (const c of candidates) if (c && fs.existsSync(c)) return c;
   try {
     return execFileSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' }).trim();

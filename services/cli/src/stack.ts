@@ -46,7 +46,7 @@ export async function startBroker(out: (line: string) => void, given = process.e
     out(`using NATS at ${given}`);
     return { url: given, dispose: () => Promise.resolve() };
   }
-  const nats: NatsServer = await startNatsServer({ maxPayload: STACK_MAX_PAYLOAD, ...(process.env['NATS_SERVER_BIN'] ? { bin: process.env['NATS_SERVER_BIN'] } : {}) });
+  const nats: NatsServer = await startNatsServer({ maxPayload: STACK_MAX_PAYLOAD });
   out(`started nats-server (${nats.version}) with JetStream at ${nats.url}`);
   return { url: nats.url, dispose: () => nats.dispose() };
 }
