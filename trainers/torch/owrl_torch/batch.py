@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any, Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
 
 from owrl_torch.images import fetch_images
@@ -55,7 +56,6 @@ class Batch:
     samples: List[Any]  # update.Sample
     refused: List[str] = field(default_factory=list)
     images_fetched: int = 0
-    groups: int = 0
 
 
 def read_stream(chunks: Iterable[trainer_pb2.TrainChunk]) -> Tuple[trainer_pb2.TrainHeader, List[trainer_pb2.TrainGroup]]:
@@ -206,18 +206,7 @@ def _sampler_view(t: trajectory_pb2.TokenTrace, where: str) -> Tuple[SamplerView
 
 
 def _placeholder_runs(ids: Sequence[int], image_id: int) -> List[int]:
-    runs: List[int] = []
-    prev = False
-    for tok in ids:
-        if tok == image_id:
-            if prev:
-                runs[-1] += 1
-            else:
-                runs.append(1)
-            prev = True
-        else:
-            prev = False
-    return runs
+    return [sum(1 for _ in run) for tok, run in groupby(ids) if tok == image_id]
 
 
 def check_placeholders(
@@ -260,7 +249,7 @@ def build_batch(
 
     shas = [img.sha256 for g in groups for s in g.samples for st in s.steps for img in st.trace.tokens.images]
     got: Dict[str, Optional[bytes]] = fetch(header.image_url, shas) if shas else {}
-    out = Batch(header=header, samples=[], groups=len(groups), images_fetched=sum(1 for v in got.values() if v is not None))
+    out = Batch(header=header, samples=[], images_fetched=sum(1 for v in got.values() if v is not None))
     for gi, g in enumerate(groups):
         for si, s in enumerate(g.samples):
             at = f"groups[{gi}].samples[{si}]"

@@ -11,13 +11,14 @@ same way.
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 import torch
 import torch.nn as nn
+
+from owrl_torch.images import open_image
 
 
 def _require(name: str) -> Any:
@@ -31,8 +32,8 @@ def _require(name: str) -> Any:
 
 
 class HFImageCounter:
-    """`image_tokens(bytes)` and `grid(bytes)` from the model's image processor, so the trainer can
-    check a trace's placeholder count before training on it."""
+    """`image_tokens(bytes)` from the model's image processor, so the trainer can check a trace's
+    placeholder count before training on it."""
 
     def __init__(self, processor: Any) -> None:
         self.processor = processor
@@ -40,18 +41,8 @@ class HFImageCounter:
         self.image_processor = ip
         self.merge_size = int(getattr(ip, "merge_size", 1) or 1)
 
-    def _pil(self, data: bytes) -> Any:
-        from PIL import Image
-
-        try:
-            img = Image.open(io.BytesIO(data))
-            img.load()
-        except Exception as e:
-            raise ValueError(f"processor: image bytes are not a readable PNG/JPEG ({e})") from None
-        return img.convert("RGB")
-
     def pixel_inputs(self, images: Sequence[bytes]) -> Dict[str, torch.Tensor]:
-        out = self.image_processor(images=[self._pil(b) for b in images], return_tensors="pt")
+        out = self.image_processor(images=[open_image(b).convert("RGB") for b in images], return_tensors="pt")
         return dict(out)
 
     def image_tokens(self, data: bytes) -> int:

@@ -10,12 +10,13 @@ reference it (counted as samples_refused), never the whole update: so every fail
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import re
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from typing import Dict, Iterable, Optional
+from typing import Any, Dict, Iterable, Optional
 
 log = logging.getLogger("owrl_torch.images")
 
@@ -54,6 +55,19 @@ def fetch_image(image_url: str, sha256: str, timeout_s: float = 30.0, retries: i
             return None
         return data
     return None
+
+
+def open_image(data: bytes) -> Any:
+    """The PIL image of PNG/JPEG bytes, loaded; ValueError when they are not one (what both
+    processors, tiny.TinyProcessor and hf.HFImageCounter, say of a bad image)."""
+    from PIL import Image
+
+    try:
+        img = Image.open(io.BytesIO(data))
+        img.load()
+    except Exception as e:  # PIL raises several types for bad data
+        raise ValueError(f"processor: image bytes are not a readable PNG/JPEG ({e})") from None
+    return img
 
 
 def fetch_images(image_url: str, shas: Iterable[str], timeout_s: float = 30.0, workers: int = 8) -> Dict[str, Optional[bytes]]:

@@ -135,21 +135,30 @@ def apply_penalties(logits: torch.Tensor, prompt_ids: Sequence[int], completion_
         return logits
     c, v = logits.shape
     out = logits.float().clone()
-    seen_prompt = torch.zeros(v, dtype=torch.bool, device=logits.device)
-    if len(prompt_ids):
-        seen_prompt[torch.tensor(list(prompt_ids), device=logits.device, dtype=torch.long)] = True
+    seen_prompt = _seen(prompt_ids, v, logits.device)
     counts = torch.zeros(v, dtype=torch.float32, device=logits.device)
     for i in range(c):
-        row = out[i]
-        if s.repetition_penalty != 1.0:
-            seen = seen_prompt | (counts > 0)
-            pen = torch.where(row > 0, row / s.repetition_penalty, row * s.repetition_penalty)
-            row = torch.where(seen, pen, row)
-        row = row - s.frequency_penalty * counts - s.presence_penalty * (counts > 0).float()
-        out[i] = row
+        out[i] = _penalise(out[i], seen_prompt, counts, s)
         if i < len(completion_ids):
             counts[int(completion_ids[i])] += 1
     return out
+
+
+def _seen(ids: Sequence[int], v: int, device: Union[str, torch.device]) -> torch.Tensor:
+    """bool [V]: the tokens of `ids`."""
+    seen = torch.zeros(v, dtype=torch.bool, device=device)
+    if len(ids):
+        seen[torch.tensor(list(ids), device=device, dtype=torch.long)] = True
+    return seen
+
+
+def _penalise(row: torch.Tensor, seen_prompt: torch.Tensor, counts: torch.Tensor, s: Sampler) -> torch.Tensor:
+    """One position's fp32 logits [V] penalised, given the prompt's tokens and the output's token counts so far."""
+    if s.repetition_penalty != 1.0:
+        seen = seen_prompt | (counts > 0)
+        pen = torch.where(row > 0, row / s.repetition_penalty, row * s.repetition_penalty)
+        row = torch.where(seen, pen, row)
+    return row - s.frequency_penalty * counts - s.presence_penalty * (counts > 0).float()
 
 
 def _field(step: Any, *names: str, default: Any = None) -> Any:
@@ -173,16 +182,14 @@ def _completion_logits(
     model: Any,
     rows: List[Tuple[List[int], List[int], List[torch.Tensor], List[bytes]]],
     device: Union[str, torch.device],
-    processor: Any,
 ) -> List[torch.Tensor]:
     """fp32 logits [C_i, V] predicting each row's completion tokens (one batched forward)."""
     if hasattr(model, "owrl_completion_logits"):
         return model.owrl_completion_logits(
             [r[0] for r in rows], [r[1] for r in rows], [r[3] for r in rows], device
         )
-    pad = 0
     width = max(len(p) + len(c) for p, c, _, _ in rows)
-    ids = torch.full((len(rows), width), pad, dtype=torch.long)
+    ids = torch.zeros((len(rows), width), dtype=torch.long)
     mask = torch.zeros((len(rows), width), dtype=torch.long)
     feats: List[torch.Tensor] = []
     for r, (p, c, f, _) in enumerate(rows):
@@ -210,7 +217,6 @@ def sequence_logprobs(
     device: Union[str, torch.device] = "cpu",
     processor: Any = None,
     max_batch_tokens: int = 8192,
-    image_id: Optional[int] = None,
 ) -> List[torch.Tensor]:
     """Per step, the log-probs [C] of its completion tokens under the step's sampler and mode.
 
@@ -219,7 +225,7 @@ def sequence_logprobs(
     batched up to `max_batch_tokens`; the head runs in fp32. Gradients flow when enabled.
     """
     results: List[Optional[torch.Tensor]] = [None] * len(steps)
-    img_tok = image_id if image_id is not None else getattr(model, "image_id", None)
+    img_tok = getattr(model, "image_id", None)
     prepared: List[Tuple[int, List[int], List[int], List[torch.Tensor], List[bytes]]] = []
     for k, st in enumerate(steps):
         prompt = [int(t) for t in _field(st, "prompt_ids", "prompt_token_ids")]
@@ -255,7 +261,7 @@ def sequence_logprobs(
     def flush() -> None:
         if not batch:
             return
-        logits = _completion_logits(model, [(p, c, f, im) for _, p, c, f, im in batch], device, processor)
+        logits = _completion_logits(model, [(p, c, f, im) for _, p, c, f, im in batch], device)
         for (k, p, c, _, _), lg in zip(batch, logits):
             st = steps[k]
             sampler = Sampler.of(_field(st, "sampler", default=Sampler()))
@@ -329,18 +335,10 @@ def sample_completion(
 def _penalised_last(logits: torch.Tensor, prompt: List[int], out: List[int], s: Sampler) -> torch.Tensor:
     """Penalties for the next position after `out` (logits [1, V])."""
     v = logits.shape[-1]
-    row = logits[0].float().clone()
     counts = torch.zeros(v, dtype=torch.float32, device=logits.device)
     for t in out:
         counts[t] += 1
-    if s.repetition_penalty != 1.0:
-        seen = counts > 0
-        if prompt:
-            seen[torch.tensor(prompt, dtype=torch.long, device=logits.device)] = True
-        pen = torch.where(row > 0, row / s.repetition_penalty, row * s.repetition_penalty)
-        row = torch.where(seen, pen, row)
-    row = row - s.frequency_penalty * counts - s.presence_penalty * (counts > 0).float()
-    return row.unsqueeze(0)
+    return _penalise(logits[0].float(), _seen(prompt, v, logits.device), counts, s).unsqueeze(0)
 
 
 __all__ = ["MODES", "Sampler", "normalize_mode", "process_logprobs", "apply_penalties", "sequence_logprobs", "sample_completion"]

@@ -13,7 +13,6 @@ state folder is read by every rank on a restore, so on several nodes it must be 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import signal
@@ -32,16 +31,6 @@ log = logging.getLogger("owrl_torch.serve")
 TOKEN_ENV = "OWRL_TRAINER_TOKEN"
 # files of an owrl tiny folder that make a full-weights version loadable by itself
 _TINY_FILES = ("config.json", "tokenizer.json", "chat_template.json", "generation_config.json")
-
-
-def _is_tiny(model: str) -> bool:
-    cfg = Path(model) / "config.json"
-    if not cfg.is_file():
-        return False
-    try:
-        return json.loads(cfg.read_text()).get("model_type") == "owrl-tiny"
-    except ValueError:
-        return False
 
 
 def _dist() -> Any:
@@ -64,7 +53,9 @@ class ModelPolicy:
         self.vocab_size: Optional[int] = None
         self.max_positions: Optional[int] = None
         self.model_dir: Optional[Path] = None
-        if _is_tiny(args.model):
+        from owrl_torch.tiny import is_tiny_dir
+
+        if is_tiny_dir(args.model):
             from owrl_torch.tiny import load_tiny
 
             bundle = load_tiny(args.model, device="cpu")

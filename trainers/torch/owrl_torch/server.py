@@ -22,7 +22,7 @@ from typing import Any, Dict, Iterable, List, Optional, Protocol, Sequence, Tupl
 import grpc
 
 from owrl_torch import TRAINER_NAME
-from owrl_torch.batch import ImageCounter, InvalidRequest, build_batch, read_stream, validate, validate_header
+from owrl_torch.batch import SCHEMA_VERSION, ImageCounter, InvalidRequest, build_batch, read_stream, validate, validate_header
 from owrl_torch.images import fetch_images
 from owrl_torch.proto.grpc.health.v1 import health_pb2, health_pb2_grpc
 from owrl_torch.proto.owrl.v1 import trainer_pb2, trainer_pb2_grpc
@@ -33,7 +33,6 @@ log = logging.getLogger("owrl_torch.server")
 SERVICE = "owrl.v1.Trainer"
 ERROR_CODE_KEY = "owrl-error-code"
 DEFAULT_MAX_MESSAGE_BYTES = 64 << 20
-SCHEMA_VERSION = 1
 
 
 class TrainerError(Exception):

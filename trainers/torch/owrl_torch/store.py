@@ -175,12 +175,6 @@ class VersionStore:
     def path(self, version: int) -> Path:
         return self.dir / f"v{version}"
 
-    def optimizer_path(self, version: int) -> Path:
-        return self.path(version) / OPTIMIZER
-
-    def result(self, version: int) -> Optional[trainer_pb2.TrainResult]:
-        return self._results.get(version)
-
     def replay(self, batch_id: str, base_version: int) -> Optional[trainer_pb2.TrainResult]:
         """The result already answered for this key (as first answered, replayed unset), or None."""
         r = self._results.get(base_version + 1)

@@ -9,14 +9,13 @@ byte, without PyPI or a GPU. Everything here is deterministic for a seed so that
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import math
 import os
 import random
 import re
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import torch
@@ -24,6 +23,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from . import safetensors_io
+from .images import open_image
 
 SPECIAL_TOKENS: Tuple[str, ...] = (
     "<|endoftext|>",
@@ -397,20 +397,8 @@ class TinyProcessor:
         h = max(1, round(height * scale))
         return math.ceil(w / self.patch), math.ceil(h / self.patch)
 
-    @staticmethod
-    def _open(data: bytes) -> Any:
-        from PIL import Image
-
-        try:
-            img = Image.open(io.BytesIO(data))
-            img.load()
-        except Exception as e:  # PIL raises several types for bad data
-            raise ValueError(f"processor: image bytes are not a readable PNG/JPEG ({e})") from None
-        return img
-
     def grid(self, data: bytes) -> Tuple[int, int]:
-        img = self._open(data)
-        return self._grid(*img.size)
+        return self._grid(*open_image(data).size)
 
     def image_tokens(self, data: bytes) -> int:
         gw, gh = self.grid(data)
@@ -421,7 +409,7 @@ class TinyProcessor:
         import numpy as np
         from PIL import Image
 
-        img = self._open(data).convert("RGB")
+        img = open_image(data).convert("RGB")
         gw, gh = self._grid(*img.size)
         img = img.resize((gw * self.patch, gh * self.patch), Image.BILINEAR)
         arr = np.asarray(img, dtype=np.float32) / 255.0  # [H, W, 3]
@@ -829,7 +817,7 @@ def is_tiny_dir(directory: str) -> bool:
     try:
         with open(path) as f:
             return json.load(f).get("model_type") == MODEL_TYPE
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):  # ValueError: not JSON, or not UTF-8
         return False
 
 

@@ -170,7 +170,7 @@ class Updater:
         return out
 
     def _allreduce(self, values: List[float], op: str = "sum") -> List[float]:
-        rank, world = _dist()
+        _, world = _dist()
         if world == 1:
             return values
         t = torch.tensor(values, dtype=torch.float64)
@@ -178,7 +178,7 @@ class Updater:
         return t.tolist()
 
     def _allreduce_grads(self) -> None:
-        rank, world = _dist()
+        _, world = _dist()
         if world == 1:
             return
         for p in self.params:

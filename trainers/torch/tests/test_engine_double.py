@@ -4,7 +4,6 @@ reports agreeing with the trainer's recomputation (same model, same adapter, sam
 from __future__ import annotations
 
 import base64
-import io
 import json
 import os
 import subprocess
@@ -18,18 +17,11 @@ import pytest
 import torch
 
 from owrl_torch.engine_double import Engine, EngineOptions, effective_sampling, EngineError, parse_hermes, serve
+from trainreq import png
 
 TORCH_DIR = Path(__file__).resolve().parent.parent
 BASE = "owrl/tiny-chat"
 TOOLS = [{"type": "function", "function": {"name": "done", "description": "finish the task", "parameters": {"type": "object", "properties": {"response": {"type": "string"}}}}}]
-
-
-def _png(color: Tuple[int, int, int] = (200, 40, 90), size: Tuple[int, int] = (96, 40)) -> bytes:
-    from PIL import Image
-
-    buf = io.BytesIO()
-    Image.new("RGB", size, color).save(buf, format="PNG")
-    return buf.getvalue()
 
 
 def chat_body(word: str = "kelp", image: Optional[bytes] = None, **extra: Any) -> Dict[str, Any]:
@@ -194,7 +186,7 @@ def test_errors_are_vllms(http: Tuple[Http, Engine], tiny_dir: str) -> None:
 @pytest.mark.parametrize("mode", ["processed_logprobs", "raw_logprobs"])
 def test_reported_logprobs_are_the_trainers_recomputation(tiny_dir: str, mode: str) -> None:
     engine = make_engine(tiny_dir, logprobs_mode=mode)
-    image = _png()
+    image = png(96, 40, (200, 40, 90))
     gap = 0.0
     for seed in range(3):
         body = chat_body(image=image if seed != 1 else None, seed=seed)

@@ -82,11 +82,11 @@ def test_completion_logprobs_take_the_rows_completion_slice_with_an_fp32_head(ti
 
 
 def test_image_tokens_are_counted_from_the_processors_grid_and_a_mismatch_is_refused(tiny_bundle):
-    from tests_helpers import png_bytes
+    from trainreq import png
 
     lm, tok = tiny_bundle.model, tiny_bundle.tokenizer
     counter = HFImageCounter(SimpleNamespace(image_processor=_ImageProcessor()))
-    img = png_bytes(60, 30)  # 60 wide, 30 high: grid 1 x 4 x 6, merged 2x2 -> 6 tokens
+    img = png(60, 30)  # 60 wide, 30 high: grid 1 x 4 x 6, merged 2x2 -> 6 tokens
     assert counter.image_tokens(img) == 6
     with pytest.raises(ValueError, match="not a readable PNG/JPEG"):
         counter.image_tokens(b"not an image")

@@ -131,11 +131,27 @@ def test_sampled_logprobs_are_what_the_trainer_recomputes(tiny_bundle):
         assert (wrong - torch.tensor(lps)).abs().max().item() > 1e-2
 
 
+def test_sampled_logprobs_under_penalties_are_what_the_trainer_recomputes(tiny_bundle):
+    """sample_completion penalises the next position, sequence_logprobs every position of a
+    completion: both must apply vLLM's penalties the same way."""
+    m, tok = tiny_bundle.model, tiny_bundle.tokenizer
+    prompt = tok.encode(tiny.render_chat([{"role": "user", "content": "Task: Answer with the single word ember and nothing else."}]))
+    plain = Sampler(temperature=0.7, top_p=0.8, top_k=20)
+    s = Sampler(temperature=0.7, top_p=0.8, top_k=20, repetition_penalty=1.3, presence_penalty=0.2, frequency_penalty=0.1)
+    ids, lps, _ = sample_completion(m, prompt, s, "PROCESSED", max_new_tokens=40, generator=torch.Generator().manual_seed(0), stop_ids=[tok.eos_id])
+    assert len(ids) > 1 and len(set(ids)) < len(ids), "a completion repeating a token, so the output counts matter"
+    with torch.no_grad():
+        again = sequence_logprobs(m, steps_for(tiny_bundle, prompt, [ids], s, "PROCESSED"))[0]
+        unpenalised = sequence_logprobs(m, steps_for(tiny_bundle, prompt, [ids], plain, "PROCESSED"))[0]
+    assert (again - torch.tensor(lps)).abs().max().item() <= 1e-4
+    assert (unpenalised - torch.tensor(lps)).abs().max().item() > 1e-2
+
+
 def test_image_steps_need_matching_counts(tiny_bundle):
-    from tests_helpers import png_bytes
+    from trainreq import png
 
     m, tok, proc = tiny_bundle.model, tiny_bundle.tokenizer, tiny_bundle.processor
-    img = png_bytes(64, 64)
+    img = png(64, 64)
     n = proc.image_tokens(img)
     prompt = tok.encode("see <|vision_start|>") + [tok.image_id] * n + tok.encode("<|vision_end|><|im_end|>\n<|im_start|>assistant\n")
     step = {"prompt_ids": prompt, "completion_ids": tok.encode("<tool_call>"), "sampler": Sampler(), "logprob_mode": "RAW", "images": [img]}

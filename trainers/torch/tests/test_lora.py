@@ -148,8 +148,6 @@ def test_kl_reference_uses_the_base_model(tiny_dir):
 
 
 def test_hf_models_load_with_the_dtype_keyword_their_transformers_takes():
-    import torch
-
     from owrl_torch.hf import dtype_kwarg
 
     assert dtype_kwarg("4.57.1", torch.bfloat16) == {"dtype": torch.bfloat16}

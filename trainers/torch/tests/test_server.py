@@ -6,6 +6,7 @@ under torchrun with two gloo ranks."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import socket
@@ -40,11 +41,13 @@ class FakePolicy:
     vocab_size = 100
     max_positions = 64
 
-    def __init__(self, delay_s: float = 0.0, fail: bool = False) -> None:
+    def __init__(self, delay_s: float = 0.0, fail: bool = False, hold: Optional[threading.Event] = None) -> None:
         self.loaded_version: Optional[int] = None
         self.weights = 0
         self.delay_s = delay_s
         self.fail = fail
+        self.hold = hold  # when given, train waits for it (set by the test) after setting `started`
+        self.started = threading.Event()
         self.trained: List[Tuple[int, List[str], Dict[str, Any]]] = []
         self.loads: List[int] = []
 
@@ -57,6 +60,9 @@ class FakePolicy:
         self.weights = int((folder / "adapter_model.safetensors").read_text())
 
     def train(self, samples: Sequence[Any], hyper: Dict[str, Any], base_version: int) -> Dict[str, Any]:
+        self.started.set()
+        if self.hold is not None:
+            self.hold.wait(30)
         time.sleep(self.delay_s)
         if self.fail:
             raise RuntimeError("CUDA out of memory (injected)")
@@ -211,14 +217,23 @@ def test_a_wrong_or_missing_token_is_unauthenticated(tmp_path: Path) -> None:
         x.close()
 
 
-def test_a_retry_while_the_update_runs_waits_for_it(tmp_path: Path) -> None:
-    x = Harness(tmp_path, FakePolicy(delay_s=1.0))
+def test_a_retry_while_the_update_runs_waits_for_it(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="owrl_torch.server")
+    release = threading.Event()
+    x = Harness(tmp_path, FakePolicy(hold=release))
     try:
         out: List[trainer_pb2.TrainResult] = []
         threads = [threading.Thread(target=lambda: out.append(x.train(header(), groups()))) for _ in range(2)]
         threads[0].start()
-        time.sleep(0.3)
+        assert x.policy.started.wait(30), "the first call reaches the policy"
         threads[1].start()
+        # the retry arrives while the first update is held in train: it must join it, not train again
+        joined = "already running; the retry waits for it"
+        deadline = time.monotonic() + 30
+        while not any(joined in r.getMessage() for r in caplog.records):
+            assert time.monotonic() < deadline, "the retry never joined the running update"
+            time.sleep(0.01)
+        release.set()
         for t in threads:
             t.join(30)
         assert len(out) == 2 and len(x.policy.trained) == 1
