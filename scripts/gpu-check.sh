@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The judge's GPU check: on a machine with a GPU, finds the devices the judge can use (the CPU;
-# WebGPU where Dawn finds an adapter through the Vulkan loader; CUDA where onnxruntime-node's CUDA
-# provider is installed), runs the judge's device tests, then the judge benchmark on each device,
-# and writes what it found and measured to OUT_DIR:
+# The GPU check: on a machine with a GPU, runs the reference trainer's tests on CUDA (where Python
+# has torch with a GPU), then finds the devices the judge can use (the CPU; WebGPU where Dawn finds
+# an adapter through the Vulkan loader; CUDA where onnxruntime-node's CUDA provider is installed),
+# runs the judge's device tests, then the judge benchmark on each device, and writes what it found
+# and measured to OUT_DIR:
+#   trainer-tests.txt  the trainer's pytest report on CUDA (transformers adds its Hugging Face tests)
 #   machine.txt   GPU, driver, Vulkan loader, CPU cores, node and onnxruntime versions
 #   devices.json  each GPU device: usable, or the reason it is not
 #   tests.txt     the device, export and runtime tests of the judge model (node's spec reporter)
@@ -17,6 +19,8 @@
 #                           weights, written to the temp folder; default 0)
 #        GPU_CHECK_SECONDS  measured seconds per side of each benchmark (default 6)
 #        GPU_CHECK_CPU      0 to leave out the CPU run of the judge-sized decoder (about 2.5 minutes on 16 cores)
+#        GPU_CHECK_TRAINER  0 to leave out the trainer's tests
+#        PYTHON             the Python of the trainer's tests (default python3)
 # Build first where npm is (npm ci && npm run build); a host with only node needs the built tree.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +32,21 @@ mkdir -p "$OUT"
 START=$(date +%s)
 elapsed() { echo $(($(date +%s) - START)); }
 say() { echo "gpu-check [$(elapsed) s] $*" | tee -a "$OUT/bench.log" >&2; }
+
+# The trainer's tests need torch, pytest and pillow; transformers adds the Hugging Face tests and
+# grpcio the service tests (each skipped, with the reason, without it).
+PY=${PYTHON:-python3}
+if [ "${GPU_CHECK_TRAINER:-1}" = 1 ]; then
+  if ! "$PY" -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+    say "trainer tests skipped: $PY has no torch that sees a CUDA device"
+  elif ! "$PY" -c "import pytest, PIL" 2>/dev/null; then
+    say "trainer tests skipped: $PY lacks pytest or pillow (Debian's python3-pytest, python3-pluggy and python3-iniconfig are pure Python: unpack their .debs with dpkg -x and put the dist-packages folder on PYTHONPATH)"
+  else
+    say "trainer tests on CUDA"
+    (cd trainers/torch && OWRL_TEST_DEVICE=cuda timeout 900 "$PY" -m pytest -p no:cacheprovider -q -rs tests) >"$OUT/trainer-tests.txt" 2>&1
+    say "trainer tests exit $? ($(tail -n 1 "$OUT/trainer-tests.txt"))"
+  fi
+fi
 
 if [ ! -f bench/dist/src/main.js ] || [ ! -f packages/judge-model/dist/test/device.test.js ]; then
   if command -v npm >/dev/null; then npm run build >/dev/null || exit 1; else echo "gpu-check: build first (npm run build): bench/dist is missing" >&2; exit 1; fi

@@ -1,19 +1,20 @@
-"""Hugging Face models (transformers, + peft for LoRA) behind the interfaces the trainer uses for
-the tiny model: completion log-probs with an fp32 head, image placeholder counts from the
-model's own processor, adapters in PEFT layout, a reference model with the adapter disabled.
+"""Hugging Face models (transformers) behind the interfaces the trainer uses for the tiny model:
+completion log-probs with an fp32 head and image placeholder counts from the model's own
+processor. LoRA is owrl_torch.lora applied to the transformers model itself, so adapters carry
+the tensor names PEFT gives them (`base_model.model.<module path>`) and peft is not needed.
 
-transformers and peft are imported inside the functions: the rest of the package (and its tests)
-runs without them. Qwen3-VL-4B-Instruct on one GPU is the documented case; any causal LM or
+transformers is imported inside the functions: the rest of the package (and its tests) runs
+without it. Qwen3-VL-4B-Instruct on one GPU is the documented case; any causal LM or
 Qwen-style VLM (`<|image_pad|>` expanded to grid_t·grid_h·grid_w / merge_size² tokens) works the
 same way.
 """
 
 from __future__ import annotations
 
-import contextlib
+import inspect
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import torch
 import torch.nn as nn
@@ -27,8 +28,15 @@ def _require(name: str) -> Any:
     except ImportError:
         raise RuntimeError(
             f"loading a Hugging Face model needs the Python package {name!r} "
-            f"(pip install 'owrl-torch[transformers,peft]'); a tiny test model folder needs neither"
+            f"(pip install 'owrl-torch[transformers]'); a tiny test model folder does not"
         ) from None
+
+
+def _takes(module: nn.Module, name: str) -> bool:
+    try:
+        return name in inspect.signature(module.forward).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 class HFImageCounter:
@@ -54,8 +62,9 @@ class HFImageCounter:
 
 
 class HFPolicy(nn.Module):
-    """A transformers causal LM / VLM (optionally wrapped by peft) with the hooks
-    `logprobs.sequence_logprobs` looks for."""
+    """A transformers causal LM / VLM with the hooks `logprobs.sequence_logprobs` looks for. LoRA
+    goes on `inner` (lora.apply_lora(policy.inner, …)), whose module paths are the ones PEFT and
+    the engines name adapter tensors by."""
 
     def __init__(self, model: nn.Module, processor: Any, tokenizer: Any, name: str) -> None:
         super().__init__()
@@ -66,19 +75,15 @@ class HFPolicy(nn.Module):
         self.images = HFImageCounter(processor) if processor is not None and hasattr(processor, "image_processor") else None
         cfg = getattr(model, "config", None)
         self.image_id: Optional[int] = getattr(cfg, "image_token_id", None)
+        # a VLM's config holds the vocabulary in its text config (transformers 5: only there)
+        text = cfg.get_text_config() if hasattr(cfg, "get_text_config") else cfg
+        vocab = getattr(text, "vocab_size", None) or getattr(cfg, "vocab_size", None)
+        self.vocab_size: Optional[int] = int(vocab) if vocab else None
         pad = getattr(tokenizer, "pad_token_id", None)
         self.pad_id = int(pad) if pad is not None else 0
-        self.lora: Optional[Dict[str, Any]] = None
-
-    # the underlying transformers model (below any peft wrapper)
-    def _hf(self) -> Any:
-        m = self.inner
-        if hasattr(m, "get_base_model"):
-            m = m.get_base_model()
-        return m
 
     def _backbone_and_head(self) -> Any:
-        m = self._hf()
+        m = self.inner
         head = m.get_output_embeddings() if hasattr(m, "get_output_embeddings") else getattr(m, "lm_head")
         backbone = getattr(m, "model", None)
         if backbone is None:
@@ -120,6 +125,10 @@ class HFPolicy(nn.Module):
             if "pixel_values" in kwargs and kwargs["pixel_values"].is_floating_point():
                 kwargs["pixel_values"] = kwargs["pixel_values"].to(dtype)
         backbone, head = self._backbone_and_head()
+        if flat and _takes(backbone, "mm_token_type_ids"):
+            # transformers 5 computes a VLM's multimodal rotary positions from each position's
+            # modality (0 text, 1 image), which its processor returns next to input_ids
+            kwargs["mm_token_type_ids"] = (kwargs["input_ids"] == self.image_id).to(torch.int32)
         out = backbone(**kwargs, use_cache=False, return_dict=True)
         hidden = out.last_hidden_state if hasattr(out, "last_hidden_state") else out[0]
         w = head.weight.float()
@@ -132,14 +141,6 @@ class HFPolicy(nn.Module):
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:  # plain calls go to the model
         return self.inner(*args, **kwargs)
-
-    @contextlib.contextmanager
-    def owrl_disable_adapter(self) -> Iterator[None]:
-        if hasattr(self.inner, "disable_adapter"):
-            with self.inner.disable_adapter():
-                yield
-        else:
-            yield
 
 
 def dtype_kwarg(transformers_version: str, dtype: torch.dtype) -> Dict[str, Any]:
@@ -200,55 +201,11 @@ def load_hf(
     return HFBundle(model=policy, tokenizer=tokenizer, processor=policy.images, name=model_id)
 
 
-def apply_hf_lora(policy: HFPolicy, rank: int, alpha: float, target_modules: Sequence[str], seed: int = 0) -> List[nn.Parameter]:
-    """Wraps the model with a peft LoRA; returns the trainable parameters."""
-    peft = _require("peft")
-    torch.manual_seed(seed)
-    cfg = peft.LoraConfig(r=rank, lora_alpha=alpha, target_modules=list(target_modules), lora_dropout=0.0, bias="none", task_type="CAUSAL_LM")
-    policy.inner = peft.get_peft_model(policy.inner, cfg)
-    policy.lora = {"rank": rank, "alpha": alpha, "target_modules": list(target_modules)}
-    return [p for p in policy.inner.parameters() if p.requires_grad]
-
-
-def save_hf_adapter(policy: HFPolicy, directory: str, base_model: Optional[str] = None) -> List[str]:
-    """PEFT's own writer (adapter_config.json + adapter_model.safetensors)."""
-    if not hasattr(policy.inner, "save_pretrained") or policy.lora is None:
-        raise ValueError("model: no peft adapter to save")
-    os.makedirs(directory, exist_ok=True)
-    policy.inner.save_pretrained(directory, safe_serialization=True)
-    if base_model:
-        import json
-
-        path = os.path.join(directory, "adapter_config.json")
-        with open(path) as f:
-            cfg = json.load(f)
-        cfg["base_model_name_or_path"] = base_model
-        with open(path, "w") as f:
-            json.dump(cfg, f, indent=2, sort_keys=True)
-    return sorted(f for f in os.listdir(directory) if f in ("adapter_config.json", "adapter_model.safetensors"))
-
-
-def load_hf_adapter(policy: HFPolicy, directory: str) -> None:
-    """Loads adapter weights saved by `save_hf_adapter` into the applied peft model."""
-    peft = _require("peft")
-    from .safetensors_io import load_file
-
-    state = load_file(os.path.join(directory, "adapter_model.safetensors"))
-    result = peft.set_peft_model_state_dict(policy.inner, state)
-    unexpected = getattr(result, "unexpected_keys", None) or []
-    if unexpected:
-        raise ValueError(f"{directory}: adapter tensors the model does not have: {unexpected[:4]}")
-
-
 def save_hf_full(policy: HFPolicy, directory: str) -> List[str]:
-    """Full weights (adapters merged) for engines that load weights from disk (SGLang)."""
+    """Full weights, with the processor or tokenizer, for engines that load weights from disk
+    (SGLang's update_weights_from_disk)."""
     os.makedirs(directory, exist_ok=True)
-    model = policy.inner
-    if hasattr(model, "merge_and_unload") and policy.lora is not None:
-        import copy
-
-        model = copy.deepcopy(model).merge_and_unload()
-    model.save_pretrained(directory, safe_serialization=True)
+    policy.inner.save_pretrained(directory)
     if policy.processor is not None and hasattr(policy.processor, "save_pretrained"):
         policy.processor.save_pretrained(directory)
     elif policy.tokenizer is not None and hasattr(policy.tokenizer, "save_pretrained"):
@@ -256,4 +213,4 @@ def save_hf_full(policy: HFPolicy, directory: str) -> List[str]:
     return sorted(os.listdir(directory))
 
 
-__all__ = ["HFPolicy", "HFBundle", "HFImageCounter", "dtype_kwarg", "load_hf", "apply_hf_lora", "save_hf_adapter", "load_hf_adapter", "save_hf_full"]
+__all__ = ["HFPolicy", "HFBundle", "HFImageCounter", "dtype_kwarg", "load_hf", "save_hf_full"]

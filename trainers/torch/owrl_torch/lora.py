@@ -1,4 +1,4 @@
-"""LoRA adapters in the PEFT layout, for models that are plain torch modules (the tiny model).
+"""LoRA adapters in the PEFT layout, for any torch model (the tiny model, a transformers model).
 
 A version the trainer publishes must load in vLLM's `/v1/load_lora_adapter`, so the files follow
 PEFT's: `adapter_config.json` (peft_type LORA, r, lora_alpha, target_modules, …) and
@@ -36,6 +36,10 @@ class LoRALinear(nn.Module):
         self.scaling = alpha / rank
         self.enabled = True
         dev, dt = base.weight.device, base.weight.dtype
+        # a bf16/fp16 model keeps its adapter in fp32 (as PEFT does by default): Adam steps of
+        # lr 1e-5 on weights of size ~0.1 are below bf16's resolution and would be rounded away
+        if dt in (torch.float16, torch.bfloat16):
+            dt = torch.float32
         self.lora_A = nn.Linear(base.in_features, rank, bias=False, device=dev, dtype=dt)
         self.lora_B = nn.Linear(rank, base.out_features, bias=False, device=dev, dtype=dt)
         # kaiming-uniform with a = sqrt(5), as nn.Linear and PEFT initialise A: bound 1/sqrt(fan_in)
@@ -282,12 +286,7 @@ def set_lora_enabled(model: nn.Module, enabled: bool) -> None:
 
 @contextlib.contextmanager
 def lora_disabled(model: nn.Module) -> Iterator[None]:
-    """The base model inside the block (reference log-probs, requests for the base model).
-    Models wrapped by peft (hf.HFPolicy) disable their adapter their own way."""
-    if hasattr(model, "owrl_disable_adapter"):
-        with model.owrl_disable_adapter():
-            yield
-        return
+    """The base model inside the block (reference log-probs, requests for the base model)."""
     mods = list(lora_modules(model).values())
     before = [m.enabled for m in mods]
     for m in mods:

@@ -23,7 +23,6 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import torch
 
-from owrl_torch.server import TrainerConfig, TrainerCore, start_server
 from owrl_torch.store import OPTIMIZER, VersionStore
 
 log = logging.getLogger("owrl_torch.serve")
@@ -74,7 +73,7 @@ class ModelPolicy:
             self.model = bundle.model
             self.processor = bundle.processor
             self.image_id = bundle.model.image_id
-            self.vocab_size = getattr(getattr(bundle.model.inner, "config", None), "vocab_size", None)
+            self.vocab_size = bundle.model.vocab_size
             self.max_positions = None  # the engine's max_model_len bounds it; transformers configs differ in where they say it
             self.base_model = args.served_name or args.model
             self.hf = True
@@ -89,32 +88,30 @@ class ModelPolicy:
 
         self.updater = Updater(self.model, self.processor, params, device, args.lr)
 
-    def _apply_lora(self) -> List[torch.nn.Parameter]:
-        a = self.args
-        if self.hf:
-            from owrl_torch import hf
+    @property
+    def _adapted(self) -> torch.nn.Module:
+        """The module LoRA wraps: a transformers model itself (not owrl's HFPolicy around it), so
+        the adapter's tensor names are the ones PEFT and the engines use."""
+        return self.model.inner if self.hf else self.model
 
-            return hf.apply_hf_lora(self.model, a.lora_rank, a.lora_alpha, self.targets, seed=a.seed)
+    def _apply_lora(self) -> List[torch.nn.Parameter]:
         from owrl_torch import lora
 
-        wrapped = lora.apply_lora(self.model, a.lora_rank, a.lora_alpha, self.targets, seed=a.seed)
-        if not wrapped:
-            raise SystemExit(f"--lora-targets {a.lora_targets}: no Linear module of the model matches")
-        return lora.lora_parameters(self.model)
+        a = self.args
+        try:
+            lora.apply_lora(self._adapted, a.lora_rank, a.lora_alpha, self.targets, seed=a.seed)
+        except ValueError as e:
+            raise SystemExit(f"--lora-targets {a.lora_targets}: {e}") from None
+        return lora.lora_parameters(self._adapted)
 
     # --- versions ------------------------------------------------------------------------------
 
     def write_version(self, folder: Path) -> None:
         a = self.args
         if self.kind == "lora-adapter":
-            if self.hf:
-                from owrl_torch import hf
+            from owrl_torch import lora
 
-                hf.save_hf_adapter(self.model, str(folder), self.base_model)
-            else:
-                from owrl_torch import lora
-
-                lora.save_adapter(self.model, str(folder), self.base_model, a.lora_rank, a.lora_alpha, self.targets)
+            lora.save_adapter(self._adapted, str(folder), self.base_model, a.lora_rank, a.lora_alpha, self.targets)
         elif self.hf:
             from owrl_torch import hf
 
@@ -139,14 +136,9 @@ class ModelPolicy:
 
     def _load_local(self, folder: Path) -> None:
         if self.kind == "lora-adapter":
-            if self.hf:
-                from owrl_torch import hf
+            from owrl_torch import lora
 
-                hf.load_hf_adapter(self.model, str(folder))
-            else:
-                from owrl_torch import lora
-
-                lora.load_adapter(self.model, str(folder))
+            lora.load_adapter(self._adapted, str(folder))
         else:
             if self.hf:
                 self._load_hf_full(folder)
@@ -265,6 +257,9 @@ def _device(arg: Optional[str]) -> torch.device:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    # grpcio is imported here, not above: ModelPolicy (the model side) runs and is tested without it
+    from owrl_torch.server import TrainerConfig, TrainerCore, start_server
+
     args = parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     device = _device(args.device)

@@ -5,9 +5,9 @@ import subprocess
 import sys
 
 import pytest
-import torch
 
 from owrl_torch import safetensors_io
+from trainreq import torchrun_unusable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "dist_train.py")
@@ -28,7 +28,7 @@ def run(cmd, out_dir):
     return tensors, outcomes
 
 
-@pytest.mark.skipif(not torch.distributed.is_available(), reason="torch.distributed is not built in")
+@pytest.mark.skipif(torchrun_unusable() is not None, reason=str(torchrun_unusable()))
 def test_two_gloo_ranks_give_the_single_rank_adapter(tiny_dir, tmp_path):
     one_dir, two_dir = tmp_path / "one", tmp_path / "two"
     one_dir.mkdir()

@@ -1,8 +1,9 @@
 """owrl's side of the Hugging Face path (hf.HFPolicy, hf.HFImageCounter) on modules shaped like
 transformers' (a backbone under `.model` answering `last_hidden_state`, the head from
 `get_output_embeddings()`, an image processor answering `image_grid_thw`): right padding, the
-completion slice, the fp32 head and the image token count are owrl's code and are checked here;
-transformers and peft themselves are not installed on this machine."""
+completion slice, the fp32 head and the image token count are owrl's code and are checked here
+without transformers; test_hf_transformers.py checks them against transformers itself where it is
+installed."""
 
 from types import SimpleNamespace
 

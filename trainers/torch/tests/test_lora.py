@@ -154,3 +154,24 @@ def test_hf_models_load_with_the_dtype_keyword_their_transformers_takes():
     assert dtype_kwarg("5.17.0", torch.bfloat16) == {"dtype": torch.bfloat16}
     assert dtype_kwarg("4.56.0.dev0", torch.float16) == {"dtype": torch.float16}
     assert dtype_kwarg("4.55.4", torch.float16) == {"torch_dtype": torch.float16}
+
+
+def test_a_half_precision_model_trains_its_adapter_in_fp32():
+    # Adam's first steps move each weight by about lr; at lr 1e-5 that is below bf16's resolution
+    # for the adapter's A (~0.1), so an adapter kept in bf16 would not move at all.
+    torch.manual_seed(0)
+    model = torch.nn.Sequential()
+    model.add_module("q_proj", torch.nn.Linear(16, 16, bias=False, dtype=torch.bfloat16))
+    lora.apply_lora(model, 4, 8, ["q_proj"])
+    wrapped = model.q_proj
+    assert wrapped.lora_A.weight.dtype == torch.float32 and wrapped.lora_B.weight.dtype == torch.float32
+    assert wrapped.base_layer.weight.dtype == torch.bfloat16
+    x = torch.randn(8, 16, dtype=torch.bfloat16)
+    assert model(x).dtype == torch.bfloat16
+    opt = torch.optim.Adam(lora.lora_parameters(model), lr=1e-5)
+    before = wrapped.lora_A.weight.detach().clone()
+    for _ in range(2):  # B starts at zero, so A's gradient is zero until B has moved once
+        opt.zero_grad()
+        model(x).float().pow(2).sum().backward()
+        opt.step()
+    assert (wrapped.lora_A.weight.detach() - before).abs().max() > 1e-6

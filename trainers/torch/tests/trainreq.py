@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import threading
@@ -9,6 +10,26 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from owrl_torch.proto.owrl.v1 import trainer_pb2, trajectory_pb2
+
+
+@functools.lru_cache(maxsize=None)
+def torchrun_unusable() -> Optional[str]:
+    """Why torchrun cannot start with this torch, or None. Debian's torch 2.x is built without
+    libuv, and torchrun's rendezvous asks the TCP store for libuv whatever USE_LIBUV says."""
+    import datetime
+
+    import torch.distributed as dist
+
+    if not dist.is_available():
+        return "torch.distributed is not built in"
+    try:
+        store = dist.TCPStore("127.0.0.1", 0, 1, True, datetime.timedelta(seconds=5))
+    except RuntimeError as e:
+        if "libuv" in str(e):
+            return f"torchrun cannot start with this torch build: {e}"
+        raise
+    del store
+    return None
 
 
 def png(width: int, height: int, color: Tuple[int, int, int] = (200, 30, 60)) -> bytes:
