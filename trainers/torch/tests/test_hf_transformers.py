@@ -247,3 +247,46 @@ def test_full_weights_versions_are_transformers_checkpoints(text_dir: Path, tmp_
     for a, b in zip(scores(restored, device), trained):
         assert (a - b).abs().max().item() <= tolerance(device)
 
+
+
+def test_the_service_trains_a_vision_language_model_from_a_request_with_a_screenshot_and_refuses_what_it_cannot_reproduce(vl_dir: Path, tmp_path: Path) -> None:
+    grpc = pytest.importorskip("grpc", reason="grpcio is not installed; the service needs it")
+    from owrl_torch.proto.owrl.v1 import trainer_pb2, trainer_pb2_grpc
+    from owrl_torch.server import TrainerConfig, TrainerCore, start_server
+    from owrl_torch.store import VersionStore, verify_version
+    from trainreq import ImageServer, chunks, header, sample, sha, token_step
+
+    policy = ModelPolicy(serve_args(vl_dir, tmp_path / "state", "cpu", "--lr", "0.01"), torch.device("cpu"))
+    img = png(100, 60)
+    shot = ids("<|im_start|>", "user", "\n", "look", "at", "<|vision_start|>") + [VOCAB["<|image_pad|>"]] * 6 + ids("<|vision_end|>", "<|im_end|>", "\n", "<|im_start|>", "assistant", "\n")
+    with torch.no_grad():
+        lp_shot, lp_text = sequence_logprobs(policy.model, steps([(shot, GOOD, [img]), (PROMPT, BAD, [])]), "cpu")
+    srv = ImageServer({sha(img): img})
+    running = start_server(TrainerCore(policy, VersionStore(tmp_path / "state"), TrainerConfig()))
+    channel = grpc.insecure_channel(f"127.0.0.1:{running.port}")
+    stub = trainer_pb2_grpc.TrainerStub(channel)
+    try:
+        def request(prompt: List[int], completion: List[int] = GOOD, batch: str = "run-1/update-1") -> List[trainer_pb2.TrainChunk]:
+            good = sample("t0", 1.0, [token_step(prompt, completion, lp_shot.tolist() if completion == GOOD else None, images=[img])])
+            bad = sample("t1", -1.0, [token_step(PROMPT, BAD, lp_text.tolist())])
+            return chunks(header(batch_id=batch, groups=1, samples=2, image_url=srv.url), [trainer_pb2.TrainGroup(task_id="look", samples=[good, bad])])
+
+        r = stub.Train(iter(request(shot)), timeout=300)
+        assert (r.version, r.samples, r.samples_refused) == (1, 2, 0)
+        assert r.artifact.kind == "lora-adapter" and r.artifact.sha256 == verify_version(tmp_path / "state" / "versions" / "v1")
+        assert r.off_policy.parity_tokens == len(GOOD) + len(BAD) and r.off_policy.logprob_gap_max_abs <= 1e-5
+        assert srv.requests == [f"/shots/{sha(img)}"], "the screenshot is fetched by its sha256"
+
+        five = shot[:6] + shot[7:]
+        with pytest.raises(grpc.RpcError) as e:
+            stub.Train(iter(request(five, batch="run-1/update-2")), timeout=60)
+        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "placeholder runs of [5] tokens for 1 images; the processor makes [6]" in e.value.details()
+        with pytest.raises(grpc.RpcError) as e:
+            stub.Train(iter(request(shot, ids("kelp") + [V + 3], batch="run-1/update-2")), timeout=60)
+        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert f"token_ids[1] is {V + 3}, outside the model's vocabulary of {V}" in e.value.details()
+    finally:
+        channel.close()
+        running.stop(0)
+        srv.close()
