@@ -1,5 +1,5 @@
 """The Hugging Face path against transformers itself: tiny checkpoints of the documented families
-(Qwen3 text, Qwen3-VL with its processor) are built from transformers' own classes and saved as a
+(Qwen3 text; Qwen3-VL and Qwen2.5-VL, each with its processor) are built from transformers' own classes and saved as a
 user's model folder, then loaded, scored and trained the way `python3 -m owrl_torch.serve --model
 FOLDER` does. Skipped where transformers is not installed (Debian stable has none; Debian testing's
 python3-transformers and a GPU host's pip install run it)."""
@@ -52,23 +52,59 @@ def text_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-@pytest.fixture(scope="module")
-def vl_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("qwen3-vl-tiny")
+TEMPLATE = "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+MARKERS = dict(image_token_id=VOCAB["<|image_pad|>"], video_token_id=VOCAB["<|video_pad|>"], vision_start_token_id=VOCAB["<|vision_start|>"], vision_end_token_id=VOCAB["<|vision_end|>"])
+
+
+def qwen3_vl(d: Path) -> None:
     cfg = transformers.Qwen3VLConfig(
         # mrope_section splits head_dim / 2 rotary frequencies between time, height and width
         text_config=dict(rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1], "mrope_interleaved": True}, **TEXT),
         vision_config=dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=4, out_hidden_size=32, patch_size=16, spatial_merge_size=2, temporal_patch_size=2, num_position_embeddings=64, deepstack_visual_indexes=[0]),
-        image_token_id=VOCAB["<|image_pad|>"], video_token_id=VOCAB["<|video_pad|>"], vision_start_token_id=VOCAB["<|vision_start|>"], vision_end_token_id=VOCAB["<|vision_end|>"],
+        **MARKERS,
     )
     torch.manual_seed(0)
     transformers.Qwen3VLForConditionalGeneration(cfg).save_pretrained(d)
     # Qwen3-VL's processor settings (16-pixel patches, 2x2 merge), small images allowed
     images = transformers.Qwen2VLImageProcessor(patch_size=16, merge_size=2, temporal_patch_size=2, min_pixels=32 * 32, max_pixels=128 * 128, image_mean=[0.5] * 3, image_std=[0.5] * 3)
     videos = transformers.Qwen3VLVideoProcessor(patch_size=16, merge_size=2, temporal_patch_size=2)
-    template = "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
-    transformers.Qwen3VLProcessor(image_processor=images, tokenizer=tokenizer(), video_processor=videos, chat_template=template).save_pretrained(d)
-    return d
+    transformers.Qwen3VLProcessor(image_processor=images, tokenizer=tokenizer(), video_processor=videos, chat_template=TEMPLATE).save_pretrained(d)
+
+
+def qwen2_5_vl(d: Path) -> None:
+    cfg = transformers.Qwen2_5_VLConfig(
+        text_config=dict(rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1]}, **TEXT),
+        vision_config=dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=4, out_hidden_size=32, patch_size=14, spatial_merge_size=2, temporal_patch_size=2, window_size=56, fullatt_block_indexes=[1]),
+        **MARKERS,
+    )
+    torch.manual_seed(0)
+    transformers.Qwen2_5_VLForConditionalGeneration(cfg).save_pretrained(d)
+    # Qwen2.5-VL's processor settings (14-pixel patches, 2x2 merge)
+    images = transformers.Qwen2VLImageProcessor(patch_size=14, merge_size=2, temporal_patch_size=2, min_pixels=28 * 28, max_pixels=128 * 128)
+    videos = transformers.Qwen2VLVideoProcessor(patch_size=14, merge_size=2, temporal_patch_size=2)
+    transformers.Qwen2_5_VLProcessor(image_processor=images, tokenizer=tokenizer(), video_processor=videos, chat_template=TEMPLATE).save_pretrained(d)
+
+
+# family -> (builder, class, image tokens of a 100x60 and a 50x130 screenshot). Images are resized
+# to multiples of patch x merge: Qwen3-VL's 32 gives 96x64 (6 tokens) and 64x128 (8); Qwen2.5-VL's
+# 28 gives 112x56 (8) and 56x140 (10).
+VL_FAMILIES = {
+    "qwen3-vl": (qwen3_vl, "Qwen3VLForConditionalGeneration", [6, 8]),
+    "qwen2.5-vl": (qwen2_5_vl, "Qwen2_5_VLForConditionalGeneration", [8, 10]),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(VL_FAMILIES))
+def vl(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Dict:
+    build, cls, counts = VL_FAMILIES[request.param]
+    d = tmp_path_factory.mktemp(request.param)
+    build(d)
+    return {"dir": d, "class": cls, "counts": counts}
+
+
+def image_prompt(n: int) -> List[int]:
+    """A user turn holding one screenshot of n placeholder tokens, then the assistant's turn."""
+    return ids("<|im_start|>", "user", "\n", "look", "at", "<|vision_start|>") + [VOCAB["<|image_pad|>"]] * n + ids("<|vision_end|>", "<|im_end|>", "\n", "<|im_start|>", "assistant", "\n")
 
 
 def tolerance(device: str) -> float:
@@ -131,9 +167,9 @@ def test_a_causal_lm_loads_by_folder_and_its_completion_logprobs_are_the_models_
             assert (g - want).abs().max().item() <= tolerance(device), "rows padded into one batch score as each row alone"
 
 
-def test_a_vision_language_model_counts_image_tokens_with_its_own_processor_and_scores_rows_with_screenshots(vl_dir: Path, device: str) -> None:
-    b = hf.load_hf(str(vl_dir), device=device, dtype="float32", gradient_checkpointing=False)
-    assert type(b.model.inner).__name__ == "Qwen3VLForConditionalGeneration"
+def test_a_vision_language_model_counts_image_tokens_with_its_own_processor_and_scores_rows_with_screenshots(vl: Dict, device: str) -> None:
+    b = hf.load_hf(str(vl["dir"]), device=device, dtype="float32", gradient_checkpointing=False)
+    assert type(b.model.inner).__name__ == vl["class"]
     assert b.model.image_id == VOCAB["<|image_pad|>"] and b.processor is not None
     wide, tall = png(100, 60), png(50, 130, (20, 160, 90))
     counts = []
@@ -141,11 +177,8 @@ def test_a_vision_language_model_counts_image_tokens_with_its_own_processor_and_
         t, h, w = (int(x) for x in b.processor.pixel_inputs([img])["image_grid_thw"][0])
         counts.append(t * h * w // 4)
         assert b.processor.image_tokens(img) == counts[-1]
-    # resized to multiples of 32 (patch x merge): 100x60 -> 96x64 -> 6x4 patches -> 6 tokens; 50x130 -> 64x128 -> 8 tokens
-    assert counts == [6, 8]
-
-    def prompt(n: int) -> List[int]:
-        return ids("<|im_start|>", "user", "\n", "look", "at", "<|vision_start|>") + [VOCAB["<|image_pad|>"]] * n + ids("<|vision_end|>", "<|im_end|>", "\n", "<|im_start|>", "assistant", "\n")
+    assert counts == vl["counts"]
+    prompt = image_prompt
 
     rows = [(prompt(counts[0]), GOOD, [wide]), (prompt(counts[1]), BAD, [tall]), (PROMPT, GOOD, [])]
     with torch.no_grad():
@@ -195,13 +228,13 @@ def test_the_trainer_trains_a_lora_adapter_on_a_transformers_model_and_writes_it
         assert (a - b).abs().max().item() <= tolerance(device), "a stored adapter reloads to the trained model"
 
 
-def test_a_vision_language_adapter_trains_on_screenshots_and_wraps_only_the_language_model(vl_dir: Path, tmp_path: Path, device: str) -> None:
-    policy = ModelPolicy(serve_args(vl_dir, tmp_path / "state", device, "--lr", "0.01"), torch.device(device))
+def test_a_vision_language_adapter_trains_on_screenshots_and_wraps_only_the_language_model(vl: Dict, tmp_path: Path, device: str) -> None:
+    policy = ModelPolicy(serve_args(vl["dir"], tmp_path / "state", device, "--lr", "0.01"), torch.device(device))
     assert policy.vocab_size == V, "the request checks bound token ids by the text model's vocabulary"
     wrapped = lora.lora_info(policy.model.inner)["modules"]
     assert wrapped and all(m.startswith("model.language_model.layers.") for m in wrapped), wrapped
     img = png(100, 60)
-    prompt = ids("<|im_start|>", "user", "\n", "look", "at", "<|vision_start|>") + [VOCAB["<|image_pad|>"]] * 6 + ids("<|vision_end|>", "<|im_end|>", "\n", "<|im_start|>", "assistant", "\n")
+    prompt = image_prompt(vl["counts"][0])
     with torch.no_grad():
         before = sequence_logprobs(policy.model, steps([(prompt, GOOD, [img])]), device)[0]
     sample = Sample("t0", 1.0, 0, [Step(index=0, prompt_ids=prompt, completion_ids=GOOD, logprobs=before.tolist(), images=[img])])
@@ -249,16 +282,17 @@ def test_full_weights_versions_are_transformers_checkpoints(text_dir: Path, tmp_
 
 
 
-def test_the_service_trains_a_vision_language_model_from_a_request_with_a_screenshot_and_refuses_what_it_cannot_reproduce(vl_dir: Path, tmp_path: Path) -> None:
+def test_the_service_trains_a_vision_language_model_from_a_request_with_a_screenshot_and_refuses_what_it_cannot_reproduce(vl: Dict, tmp_path: Path) -> None:
     grpc = pytest.importorskip("grpc", reason="grpcio is not installed; the service needs it")
     from owrl_torch.proto.owrl.v1 import trainer_pb2, trainer_pb2_grpc
     from owrl_torch.server import TrainerConfig, TrainerCore, start_server
     from owrl_torch.store import VersionStore, verify_version
     from trainreq import ImageServer, chunks, header, sample, sha, token_step
 
-    policy = ModelPolicy(serve_args(vl_dir, tmp_path / "state", "cpu", "--lr", "0.01"), torch.device("cpu"))
+    policy = ModelPolicy(serve_args(vl["dir"], tmp_path / "state", "cpu", "--lr", "0.01"), torch.device("cpu"))
     img = png(100, 60)
-    shot = ids("<|im_start|>", "user", "\n", "look", "at", "<|vision_start|>") + [VOCAB["<|image_pad|>"]] * 6 + ids("<|vision_end|>", "<|im_end|>", "\n", "<|im_start|>", "assistant", "\n")
+    n = vl["counts"][0]
+    shot = image_prompt(n)
     with torch.no_grad():
         lp_shot, lp_text = sequence_logprobs(policy.model, steps([(shot, GOOD, [img]), (PROMPT, BAD, [])]), "cpu")
     srv = ImageServer({sha(img): img})
@@ -277,11 +311,10 @@ def test_the_service_trains_a_vision_language_model_from_a_request_with_a_screen
         assert r.off_policy.parity_tokens == len(GOOD) + len(BAD) and r.off_policy.logprob_gap_max_abs <= 1e-5
         assert srv.requests == [f"/shots/{sha(img)}"], "the screenshot is fetched by its sha256"
 
-        five = shot[:6] + shot[7:]
         with pytest.raises(grpc.RpcError) as e:
-            stub.Train(iter(request(five, batch="run-1/update-2")), timeout=60)
+            stub.Train(iter(request(image_prompt(n - 1), batch="run-1/update-2")), timeout=60)
         assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert "placeholder runs of [5] tokens for 1 images; the processor makes [6]" in e.value.details()
+        assert f"placeholder runs of [{n - 1}] tokens for 1 images; the processor makes [{n}]" in e.value.details()
         with pytest.raises(grpc.RpcError) as e:
             stub.Train(iter(request(shot, ids("kelp") + [V + 3], batch="run-1/update-2")), timeout=60)
         assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
