@@ -3,8 +3,8 @@
 # packages but no PyPI: builds a Debian testing root (debootstrap) holding python3-transformers,
 # python3-torch, grpcio and pytest, and runs the trainer's tests there
 # (trainers/torch/tests/test_hf_transformers.py is skipped wherever transformers is missing).
-# Needs root and a Debian mirror; the first run downloads about 1 GB and takes 10-20 minutes, later
-# runs reuse the root.
+# Needs root and a Debian mirror; the first run downloads about 400 MB into a root of about 2 GB
+# (a few minutes on a fast mirror), later runs reuse it.
 #
 # usage: scripts/hf-check.sh [ROOT_DIR]      (default /var/tmp/owrl-hf-root)
 # env:   HF_CHECK_MIRROR   Debian mirror (default http://deb.debian.org/debian)
