@@ -75,6 +75,7 @@ export class Actor {
   private rssAt = -Infinity;
   private consumer: ConsumeHandle | null = null;
   private registered = false;
+  private stopping = false;
   private stopWatch: (() => Promise<void>) | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly m: ActorMetrics;
@@ -183,7 +184,7 @@ export class Actor {
       if (skipped) return { trajectory: skipped, policyVersion };
       await this.d.policies.waitFor(Number(req.minPolicyVersion), this.d.config.policyWaitMs);
       // Never silently an older policy than the request requires: handed back, counted by the learner.
-      if (this.d.policies.behind(Number(req.minPolicyVersion)) && this.d.policies.version >= 0) return { trajectory: this.handBack(req, started, log), policyVersion };
+      if (this.d.policies.behind(Number(req.minPolicyVersion)) && (this.d.policies.version >= 0 || this.stopping)) return { trajectory: this.handBack(req, started, log), policyVersion };
       const held = this.d.policies.acquire();
       policyVersion = held.version;
       this.m.policyVersion.set(policyVersion);
@@ -344,15 +345,18 @@ export class Actor {
     });
   }
 
-  /** The request answered unrun: the policy it requires did not load within OWRL_POLICY_WAIT_S. */
+  /** The request answered unrun: the policy it requires did not load within OWRL_POLICY_WAIT_S, or before the actor began to stop. */
   private handBack(req: RolloutRequest, started: number, log: Logger): Trajectory {
-    const message = `policy version ${req.minPolicyVersion} required; this actor still runs ${this.d.policies.version} after waiting ${this.d.config.policyWaitMs / 1000} s`;
+    const has = this.d.policies.version >= 0 ? `runs ${this.d.policies.version}` : 'has no policy loaded';
+    const message = this.stopping
+      ? `policy version ${req.minPolicyVersion} required; this actor ${has} and is stopping`
+      : `policy version ${req.minPolicyVersion} required; this actor still runs ${this.d.policies.version} after waiting ${this.d.config.policyWaitMs / 1000} s`;
     log.warn({ policyVersion: this.d.policies.version, required: Number(req.minPolicyVersion) }, 'request handed back: the policy it requires is not loaded');
     return make(TrajectorySchema, {
       trajectoryId: req.trajectoryId,
       request: req,
       actorId: this.d.config.actorId,
-      policyVersion: BigInt(this.d.policies.version),
+      policyVersion: BigInt(Math.max(0, this.d.policies.version)),
       termination: make(TerminationSchema, { class: TerminationClass.INIT_ERROR, reason: REASON_POLICY_BEHIND, message }),
       diagnostics: make(DiagnosticsSchema, { wallMs: Date.now() - started }),
       startedAtMs: BigInt(started),
@@ -360,8 +364,15 @@ export class Actor {
     });
   }
 
-  /** Stops pulling, waits for the episodes in flight, then leaves the registry (the fleet view drops it at once, not after the heartbeat timeout). */
+  /**
+   * Stops pulling, waits for the episodes in flight, then leaves the registry (the fleet view drops
+   * it at once, not after the heartbeat timeout). A request waiting for a newer policy (or
+   * delivered by a pull still open) is handed back at once: the weights watch ends here, so the
+   * version could only come from a restart, and the drain would otherwise last OWRL_POLICY_WAIT_S.
+   */
   async stop(): Promise<void> {
+    this.stopping = true;
+    this.d.policies.endWaits();
     await this.stopWatch?.();
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;

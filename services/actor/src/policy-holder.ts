@@ -33,6 +33,7 @@ export class PolicyHolder {
   private refused: { version: number; reason: string } | null = null;
   private loading: Promise<void> = Promise.resolve();
   private readonly waiters = new Set<() => void>();
+  private waitsEnded = false;
   /** The newest version offered so far (a failed load's retry stops once a newer one came). */
   private newestOffered = -1;
   private readonly retries = new Set<NodeJS.Timeout>();
@@ -100,11 +101,20 @@ export class PolicyHolder {
     if (e.users === 0) void e.policy.release();
   }
 
-  /** Waits (bounded) until a policy of at least `minVersion` is loaded, or such a version was refused. */
+  /**
+   * Ends every wait for a policy now and makes later ones return at once: a stopping actor hands
+   * a request whose policy has not loaded back, instead of holding its drain for the whole wait.
+   */
+  endWaits(): void {
+    this.waitsEnded = true;
+    for (const w of [...this.waiters]) w();
+  }
+
+  /** Waits (bounded) until a policy of at least `minVersion` is loaded, or such a version was refused, or endWaits(). */
   async waitFor(minVersion: number, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     const refusedAsked = () => this.refused !== null && this.refused.version >= minVersion;
-    while ((this.current === null || this.current.version < minVersion) && !refusedAsked() && Date.now() < deadline) {
+    while ((this.current === null || this.current.version < minVersion) && !refusedAsked() && !this.waitsEnded && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
         const done = () => {
           this.waiters.delete(done);
@@ -115,7 +125,7 @@ export class PolicyHolder {
         this.waiters.add(done);
       });
     }
-    if (this.current === null && this.refused === null) throw new Error(`no policy loaded after ${timeoutMs} ms: is the learner publishing owrl_weights/latest?`);
+    if (this.current === null && this.refused === null && !this.waitsEnded) throw new Error(`no policy loaded after ${timeoutMs} ms: is the learner publishing owrl_weights/latest?`);
   }
 
   /**

@@ -17,7 +17,7 @@ import {
 import { MemoryMeter, silentLogger } from '@owrl/core';
 import { exportOnnx, initialModel, POLICY_KIND } from '@owrl/policy';
 import { make, PolicyArtifactSchema, RolloutRequestSchema, TaskSchema, terminationClassName } from '@owrl/proto';
-import { startNatsServer, type NatsServer } from '@owrl/testkit';
+import { startNatsServer, waitUntil, type NatsServer } from '@owrl/testkit';
 import { Actor } from '../src/actor.js';
 import type { ActorConfig } from '../src/config.js';
 import { PolicyHolder } from '../src/policy-holder.js';
@@ -195,6 +195,48 @@ void test('a request whose policy version does not load in time is handed back u
     assert.equal(t?.steps.length, 0, 'nothing was run');
     assert.match(t?.termination?.message ?? '', /version 7 required/);
     assert.equal(await workQueueLeft(bus), 0);
+  } finally {
+    await actor.stop();
+    await policies.close();
+    await pool.close();
+  }
+});
+
+void test('an actor stopped while a request waits for a newer policy hands it back at once instead of holding its drain', { timeout: 60_000 }, async () => {
+  const weights = await WeightsPointer.open(bus);
+  await weights.put(publishArtifact(3, 0));
+  const config: ActorConfig = {
+    actorId: 'actor-test-3',
+    slots: 1,
+    allowHosts: [new URL(siteUrl).host],
+    chromiumPath: '/usr/bin/chromium',
+    policyWaitMs: 45_000, // far longer than the test: the drain must not wait for it
+    heartbeatMs: 5_000,
+    maxEpisodesPerBrowser: 50,
+    maxPayloadBytes: 8 * 1024 * 1024,
+    stepScreenshots: false,
+    publishRetryMs: 30_000,
+    publishBackoffMs: 200,
+  };
+  const pool = new BrowserPool({ allowHosts: config.allowHosts });
+  const policies = new PolicyHolder(silentLogger);
+  const registry = await ActorRegistry.open(bus);
+  const meter = new MemoryMeter();
+  const actor = new Actor({ config, bus, pool, policies, weights, registry, meter, logger: silentLogger });
+  try {
+    await actor.start();
+    await bus.publish(taskSubject('rund'), RolloutRequestSchema, request('rund', 0, 9), { msgId: 'rund/0/0/0/0' });
+    // The request is held: its slot is busy while the actor waits for version 9.
+    await waitUntil('the request to be waiting for its policy', () => (meter.value('owrl_actor_busy_slots') === 1 ? true : undefined), { timeoutMs: 20_000, intervalMs: 20 });
+    const stopAt = Date.now();
+    await actor.stop();
+    const stopMs = Date.now() - stopAt;
+    assert.ok(stopMs < config.policyWaitMs / 3, `stop() took ${stopMs} ms; the policy wait is ${config.policyWaitMs} ms`);
+    const [t] = await collectTrajectories(bus, 'rund', 1);
+    assert.equal(t?.termination?.reason, 'policy_behind');
+    assert.equal(t?.steps.length, 0, 'nothing was run');
+    assert.match(t?.termination?.message ?? '', /version 9 required; this actor runs 3 and is stopping/);
+    assert.equal(await workQueueLeft(bus), 0, 'the request was settled (acked after its answer), not left for a redelivery');
   } finally {
     await actor.stop();
     await policies.close();
