@@ -69,6 +69,22 @@ function publishArtifact(version: number, bias: number): ReturnType<typeof make<
   });
 }
 
+/** An actor's configuration for these tests: the fixture site allowed, the settings each test varies. */
+function actorConfig(actorId: string, o: { slots: number; policyWaitMs: number; stepScreenshots: boolean }): ActorConfig {
+  return {
+    actorId,
+    ...o,
+    allowHosts: [new URL(siteUrl).host],
+    chromiumPath: '/usr/bin/chromium',
+    // Below the actor bucket's 30 s TTL: the registry must still list the actor at the end of a slow run.
+    heartbeatMs: 5_000,
+    maxEpisodesPerBrowser: 50,
+    maxPayloadBytes: 8 * 1024 * 1024,
+    publishRetryMs: 30_000,
+    publishBackoffMs: 200,
+  };
+}
+
 function request(runId: string, sample: number, minPolicyVersion: number) {
   const id = `${runId}/0/0/${sample}/0`;
   return make(RolloutRequestSchema, {
@@ -84,20 +100,7 @@ function request(runId: string, sample: number, minPolicyVersion: number) {
 void test('the actor runs requests, publishes trajectories before acking, and hot-swaps the policy', { timeout: 180_000 }, async () => {
   const weights = await WeightsPointer.open(bus);
   await weights.put(publishArtifact(0, 0));
-  const config: ActorConfig = {
-    actorId: 'actor-test-1',
-    slots: 2,
-    allowHosts: [new URL(siteUrl).host],
-    chromiumPath: '/usr/bin/chromium',
-    policyWaitMs: 30_000,
-    // Below the actor bucket's 30 s TTL: the registry must still list the actor at the end of a slow run.
-    heartbeatMs: 5_000,
-    maxEpisodesPerBrowser: 50,
-    maxPayloadBytes: 8 * 1024 * 1024,
-    stepScreenshots: true,
-    publishRetryMs: 30_000,
-    publishBackoffMs: 200,
-  };
+  const config = actorConfig('actor-test-1', { slots: 2, policyWaitMs: 30_000, stepScreenshots: true });
   const pool = new BrowserPool({ allowHosts: config.allowHosts });
   await pool.start();
   const policies = new PolicyHolder(silentLogger);
@@ -167,19 +170,7 @@ void test('the actor runs requests, publishes trajectories before acking, and ho
 void test('a request whose policy version does not load in time is handed back unrun, with its reason', { timeout: 60_000 }, async () => {
   const weights = await WeightsPointer.open(bus);
   await weights.put(publishArtifact(2, 0));
-  const config: ActorConfig = {
-    actorId: 'actor-test-2',
-    slots: 1,
-    allowHosts: [new URL(siteUrl).host],
-    chromiumPath: '/usr/bin/chromium',
-    policyWaitMs: 300,
-    heartbeatMs: 5_000,
-    maxEpisodesPerBrowser: 50,
-    maxPayloadBytes: 8 * 1024 * 1024,
-    stepScreenshots: false,
-    publishRetryMs: 30_000,
-    publishBackoffMs: 200,
-  };
+  const config = actorConfig('actor-test-2', { slots: 1, policyWaitMs: 300, stepScreenshots: false });
   // No browser is started: a handed-back request never reaches one.
   const pool = new BrowserPool({ allowHosts: config.allowHosts });
   const policies = new PolicyHolder(silentLogger);
@@ -205,19 +196,8 @@ void test('a request whose policy version does not load in time is handed back u
 void test('an actor stopped while a request waits for a newer policy hands it back at once instead of holding its drain', { timeout: 60_000 }, async () => {
   const weights = await WeightsPointer.open(bus);
   await weights.put(publishArtifact(3, 0));
-  const config: ActorConfig = {
-    actorId: 'actor-test-3',
-    slots: 1,
-    allowHosts: [new URL(siteUrl).host],
-    chromiumPath: '/usr/bin/chromium',
-    policyWaitMs: 45_000, // far longer than the test: the drain must not wait for it
-    heartbeatMs: 5_000,
-    maxEpisodesPerBrowser: 50,
-    maxPayloadBytes: 8 * 1024 * 1024,
-    stepScreenshots: false,
-    publishRetryMs: 30_000,
-    publishBackoffMs: 200,
-  };
+  // A policy wait far longer than the test: the drain must not wait for it.
+  const config = actorConfig('actor-test-3', { slots: 1, policyWaitMs: 45_000, stepScreenshots: false });
   const pool = new BrowserPool({ allowHosts: config.allowHosts });
   const policies = new PolicyHolder(silentLogger);
   const registry = await ActorRegistry.open(bus);
