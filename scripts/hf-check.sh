@@ -31,11 +31,11 @@ if [ ! -x "$ROOT/usr/bin/python3" ]; then
 fi
 # A mirror's snapshot of testing may carry a Release file past its Valid-Until date: apt would
 # refuse it. The packages are still checked against the archive key.
-APT=(apt-get -o Acquire::Check-Valid-Until=false -y -qq --no-install-recommends)
+APT=(apt-get -o Acquire::Check-Valid-Until=false -qq)
 if ! chroot "$ROOT" python3 -c "import transformers, torch, grpc, pytest, PIL, google.protobuf" 2>/dev/null; then
   say "installing $PACKAGES"
-  chroot "$ROOT" apt-get -o Acquire::Check-Valid-Until=false -qq update >&2
-  chroot "$ROOT" "${APT[@]}" install $PACKAGES >&2
+  chroot "$ROOT" "${APT[@]}" update >&2
+  chroot "$ROOT" "${APT[@]}" -y --no-install-recommends install $PACKAGES >&2
 fi
 
 mkdir -p "$ROOT/owrl" "$ROOT/proc"

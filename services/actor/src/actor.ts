@@ -75,7 +75,6 @@ export class Actor {
   private rssAt = -Infinity;
   private consumer: ConsumeHandle | null = null;
   private registered = false;
-  private stopping = false;
   private stopWatch: (() => Promise<void>) | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly m: ActorMetrics;
@@ -184,7 +183,7 @@ export class Actor {
       if (skipped) return { trajectory: skipped, policyVersion };
       await this.d.policies.waitFor(Number(req.minPolicyVersion), this.d.config.policyWaitMs);
       // Never silently an older policy than the request requires: handed back, counted by the learner.
-      if (this.d.policies.behind(Number(req.minPolicyVersion)) && (this.d.policies.version >= 0 || this.stopping)) return { trajectory: this.handBack(req, started, log), policyVersion };
+      if (this.d.policies.behind(Number(req.minPolicyVersion)) && (this.d.policies.version >= 0 || this.d.policies.waitsEnded)) return { trajectory: this.handBack(req, started, log), policyVersion };
       const held = this.d.policies.acquire();
       policyVersion = held.version;
       this.m.policyVersion.set(policyVersion);
@@ -347,10 +346,10 @@ export class Actor {
 
   /** The request answered unrun: the policy it requires did not load within OWRL_POLICY_WAIT_S, or before the actor began to stop. */
   private handBack(req: RolloutRequest, started: number, log: Logger): Trajectory {
-    const has = this.d.policies.version >= 0 ? `runs ${this.d.policies.version}` : 'has no policy loaded';
-    const message = this.stopping
-      ? `policy version ${req.minPolicyVersion} required; this actor ${has} and is stopping`
-      : `policy version ${req.minPolicyVersion} required; this actor still runs ${this.d.policies.version} after waiting ${this.d.config.policyWaitMs / 1000} s`;
+    const v = this.d.policies.version;
+    const message = this.d.policies.waitsEnded
+      ? `policy version ${req.minPolicyVersion} required; this actor ${v >= 0 ? `runs ${v}` : 'has no policy loaded'} and is stopping`
+      : `policy version ${req.minPolicyVersion} required; this actor still runs ${v} after waiting ${this.d.config.policyWaitMs / 1000} s`;
     log.warn({ policyVersion: this.d.policies.version, required: Number(req.minPolicyVersion) }, 'request handed back: the policy it requires is not loaded');
     return make(TrajectorySchema, {
       trajectoryId: req.trajectoryId,
@@ -371,7 +370,6 @@ export class Actor {
    * version could only come from a restart, and the drain would otherwise last OWRL_POLICY_WAIT_S.
    */
   async stop(): Promise<void> {
-    this.stopping = true;
     this.d.policies.endWaits();
     await this.stopWatch?.();
     if (this.heartbeat) clearInterval(this.heartbeat);

@@ -33,7 +33,7 @@ export class PolicyHolder {
   private refused: { version: number; reason: string } | null = null;
   private loading: Promise<void> = Promise.resolve();
   private readonly waiters = new Set<() => void>();
-  private waitsEnded = false;
+  private ended = false;
   /** The newest version offered so far (a failed load's retry stops once a newer one came). */
   private newestOffered = -1;
   private readonly retries = new Set<NodeJS.Timeout>();
@@ -101,12 +101,17 @@ export class PolicyHolder {
     if (e.users === 0) void e.policy.release();
   }
 
+  /** Whether endWaits() was called: a request behind its policy is then handed back, not waited for. */
+  get waitsEnded(): boolean {
+    return this.ended;
+  }
+
   /**
    * Ends every wait for a policy now and makes later ones return at once: a stopping actor hands
    * a request whose policy has not loaded back, instead of holding its drain for the whole wait.
    */
   endWaits(): void {
-    this.waitsEnded = true;
+    this.ended = true;
     for (const w of [...this.waiters]) w();
   }
 
@@ -114,7 +119,7 @@ export class PolicyHolder {
   async waitFor(minVersion: number, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     const refusedAsked = () => this.refused !== null && this.refused.version >= minVersion;
-    while ((this.current === null || this.current.version < minVersion) && !refusedAsked() && !this.waitsEnded && Date.now() < deadline) {
+    while ((this.current === null || this.current.version < minVersion) && !refusedAsked() && !this.ended && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
         const done = () => {
           this.waiters.delete(done);
@@ -125,7 +130,7 @@ export class PolicyHolder {
         this.waiters.add(done);
       });
     }
-    if (this.current === null && this.refused === null && !this.waitsEnded) throw new Error(`no policy loaded after ${timeoutMs} ms: is the learner publishing owrl_weights/latest?`);
+    if (this.current === null && this.refused === null && !this.ended) throw new Error(`no policy loaded after ${timeoutMs} ms: is the learner publishing owrl_weights/latest?`);
   }
 
   /**

@@ -14,6 +14,7 @@ import torch.nn as nn
 from owrl_torch import tiny
 from owrl_torch.hf import HFImageCounter, HFPolicy
 from owrl_torch.logprobs import Sampler, sequence_logprobs
+from trainreq import logprob_steps
 
 
 class _Backbone(nn.Module):
@@ -56,7 +57,7 @@ class _ImageProcessor:
 
 
 def _steps(prompt, comps, sampler, mode, images=()):
-    return [{"prompt_ids": prompt, "completion_ids": c, "sampler": sampler, "logprob_mode": mode, "images": list(images)} for c in comps]
+    return logprob_steps([(prompt, c, images) for c in comps], sampler, mode)
 
 
 def test_completion_logprobs_take_the_rows_completion_slice_with_an_fp32_head(tiny_bundle):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List
 
 import pytest
 import torch
@@ -22,7 +22,7 @@ from owrl_torch.logprobs import Sampler, sequence_logprobs  # noqa: E402
 from owrl_torch.serve import ModelPolicy, parse_args  # noqa: E402
 from owrl_torch.store import STATE_DIR  # noqa: E402
 from owrl_torch.update import Sample, Step  # noqa: E402
-from trainreq import png  # noqa: E402
+from trainreq import logprob_steps, png  # noqa: E402
 
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
 WORDS = ["user", "assistant", "\n", "answer", "with", "the", "word", "kelp", "fjord", "amber", "look", "at", "this", "page"]
@@ -111,10 +111,6 @@ def tolerance(device: str) -> float:
     return 1e-5 if device == "cpu" else 1e-4
 
 
-def steps(rows: Sequence[tuple], sampler: Sampler = Sampler(), mode: str = "RAW") -> List[Dict]:
-    return [{"prompt_ids": p, "completion_ids": c, "images": list(im), "sampler": sampler, "logprob_mode": mode} for p, c, im in rows]
-
-
 def alone(model: torch.nn.Module, prompt: List[int], completion: List[int], device: str, temperature: float = 1.0, **extra: torch.Tensor) -> torch.Tensor:
     """The row's completion log-probs from the model's own forward, unpadded and by itself."""
     x = torch.tensor([prompt + completion], device=device)
@@ -140,8 +136,7 @@ def version_folder(tmp_path: Path) -> Path:
 
 def group(model: ModelPolicy, device: str) -> List[Sample]:
     """Two on-policy samples of one prompt: the right answer with advantage +1, a wrong one -1."""
-    with torch.no_grad():
-        lp = sequence_logprobs(model.model, steps([(PROMPT, GOOD, []), (PROMPT, BAD, [])]), device)
+    lp = scores(model, device)
     return [
         Sample(f"t{k}", adv, 0, [Step(index=0, prompt_ids=PROMPT, completion_ids=c, logprobs=lp[k].tolist())])
         for k, (c, adv) in enumerate([(GOOD, 1.0), (BAD, -1.0)])
@@ -150,7 +145,7 @@ def group(model: ModelPolicy, device: str) -> List[Sample]:
 
 def scores(policy: ModelPolicy, device: str) -> List[torch.Tensor]:
     with torch.no_grad():
-        return sequence_logprobs(policy.model, steps([(PROMPT, GOOD, []), (PROMPT, BAD, [])]), device)
+        return sequence_logprobs(policy.model, logprob_steps([(PROMPT, GOOD, []), (PROMPT, BAD, [])]), device)
 
 
 def test_a_causal_lm_loads_by_folder_and_its_completion_logprobs_are_the_models_own(text_dir: Path, device: str) -> None:
@@ -160,7 +155,7 @@ def test_a_causal_lm_loads_by_folder_and_its_completion_logprobs_are_the_models_
     assert b.model.pad_id == VOCAB["<|endoftext|>"]
     rows = [(PROMPT, GOOD, []), (PROMPT[:5], BAD, []), (PROMPT + GOOD, ids("the", "page", "<|im_end|>"), [])]
     with torch.no_grad():
-        got = sequence_logprobs(b.model, steps(rows, Sampler(temperature=0.7), "TEMPERATURE"), device)
+        got = sequence_logprobs(b.model, logprob_steps(rows, Sampler(temperature=0.7), "TEMPERATURE"), device)
         for g, (p, c, _) in zip(got, rows):
             want = alone(b.model.inner, p, c, device, temperature=0.7)
             assert g.dtype == torch.float32 and g.shape == (len(c),)
@@ -182,7 +177,7 @@ def test_a_vision_language_model_counts_image_tokens_with_its_own_processor_and_
 
     rows = [(prompt(counts[0]), GOOD, [wide]), (prompt(counts[1]), BAD, [tall]), (PROMPT, GOOD, [])]
     with torch.no_grad():
-        got = sequence_logprobs(b.model, steps(rows), device)
+        got = sequence_logprobs(b.model, logprob_steps(rows), device)
         for g, (p, c, im) in zip(got, rows):
             extra = {k: v.to(device) for k, v in b.processor.pixel_inputs(im).items()} if im else {}
             raw = b.model.processor  # the model's own processor marks the image positions where transformers asks for them
@@ -191,11 +186,11 @@ def test_a_vision_language_model_counts_image_tokens_with_its_own_processor_and_
             want = alone(b.model.inner, p, c, device, **extra)
             assert (g - want).abs().max().item() <= tolerance(device), "a screenshot row in a padded batch scores as it does alone"
         # the screenshot reaches the model: the same tokens with another image score differently
-        other = sequence_logprobs(b.model, steps([(prompt(counts[0]), GOOD, [png(100, 60, (0, 0, 250))])]), device)[0]
+        other = sequence_logprobs(b.model, logprob_steps([(prompt(counts[0]), GOOD, [png(100, 60, (0, 0, 250))])]), device)[0]
         assert (other - got[0]).abs().max().item() > 1e-6
     short = prompt(counts[0] - 1)
     with pytest.raises(ValueError, match=rf"rows\[0\]: the prompt holds {counts[0] - 1} image tokens but its 1 images give {counts[0]}"):
-        sequence_logprobs(b.model, steps([(short, GOOD, [wide])]), device)
+        sequence_logprobs(b.model, logprob_steps([(short, GOOD, [wide])]), device)
 
 
 def test_the_trainer_trains_a_lora_adapter_on_a_transformers_model_and_writes_it_as_peft_names_it(text_dir: Path, tmp_path: Path, device: str) -> None:
@@ -236,12 +231,12 @@ def test_a_vision_language_adapter_trains_on_screenshots_and_wraps_only_the_lang
     img = png(100, 60)
     prompt = image_prompt(vl["counts"][0])
     with torch.no_grad():
-        before = sequence_logprobs(policy.model, steps([(prompt, GOOD, [img])]), device)[0]
+        before = sequence_logprobs(policy.model, logprob_steps([(prompt, GOOD, [img])]), device)[0]
     sample = Sample("t0", 1.0, 0, [Step(index=0, prompt_ids=prompt, completion_ids=GOOD, logprobs=before.tolist(), images=[img])])
     other = Sample("t1", -1.0, 0, [Step(index=0, prompt_ids=PROMPT, completion_ids=BAD, logprobs=scores(policy, device)[1].tolist())])
     policy.train([sample, other], {}, 0)
     with torch.no_grad():
-        after = sequence_logprobs(policy.model, steps([(prompt, GOOD, [img])]), device)[0]
+        after = sequence_logprobs(policy.model, logprob_steps([(prompt, GOOD, [img])]), device)[0]
     assert after.sum() > before.sum()
     folder = version_folder(tmp_path)
     policy.write_version(folder)
@@ -284,42 +279,39 @@ def test_full_weights_versions_are_transformers_checkpoints(text_dir: Path, tmp_
 
 def test_the_service_trains_a_vision_language_model_from_a_request_with_a_screenshot_and_refuses_what_it_cannot_reproduce(vl: Dict, tmp_path: Path) -> None:
     grpc = pytest.importorskip("grpc", reason="grpcio is not installed; the service needs it")
-    from owrl_torch.proto.owrl.v1 import trainer_pb2, trainer_pb2_grpc
-    from owrl_torch.server import TrainerConfig, TrainerCore, start_server
-    from owrl_torch.store import VersionStore, verify_version
-    from trainreq import ImageServer, chunks, header, sample, sha, token_step
+    from owrl_torch.proto.owrl.v1 import trainer_pb2
+    from owrl_torch.store import verify_version
+    from trainreq import Harness, ImageServer, header, sample, sha, token_step
 
     policy = ModelPolicy(serve_args(vl["dir"], tmp_path / "state", "cpu", "--lr", "0.01"), torch.device("cpu"))
     img = png(100, 60)
     n = vl["counts"][0]
     shot = image_prompt(n)
     with torch.no_grad():
-        lp_shot, lp_text = sequence_logprobs(policy.model, steps([(shot, GOOD, [img]), (PROMPT, BAD, [])]), "cpu")
+        lp_shot, lp_text = sequence_logprobs(policy.model, logprob_steps([(shot, GOOD, [img]), (PROMPT, BAD, [])]), "cpu")
     srv = ImageServer({sha(img): img})
-    running = start_server(TrainerCore(policy, VersionStore(tmp_path / "state"), TrainerConfig()))
-    channel = grpc.insecure_channel(f"127.0.0.1:{running.port}")
-    stub = trainer_pb2_grpc.TrainerStub(channel)
+    service = Harness(tmp_path, policy)
     try:
-        def request(prompt: List[int], completion: List[int] = GOOD, batch: str = "run-1/update-1") -> List[trainer_pb2.TrainChunk]:
+        def train(prompt: List[int], completion: List[int] = GOOD, batch: str = "run-1/update-1") -> trainer_pb2.TrainResult:
             good = sample("t0", 1.0, [token_step(prompt, completion, lp_shot.tolist() if completion == GOOD else None, images=[img])])
             bad = sample("t1", -1.0, [token_step(PROMPT, BAD, lp_text.tolist())])
-            return chunks(header(batch_id=batch, groups=1, samples=2, image_url=srv.url), [trainer_pb2.TrainGroup(task_id="look", samples=[good, bad])])
+            group = trainer_pb2.TrainGroup(task_id="look", samples=[good, bad])
+            return service.train(header(batch_id=batch, groups=1, samples=2, image_url=srv.url), [group], timeout=300)
 
-        r = stub.Train(iter(request(shot)), timeout=300)
+        r = train(shot)
         assert (r.version, r.samples, r.samples_refused) == (1, 2, 0)
         assert r.artifact.kind == "lora-adapter" and r.artifact.sha256 == verify_version(tmp_path / "state" / "versions" / "v1")
         assert r.off_policy.parity_tokens == len(GOOD) + len(BAD) and r.off_policy.logprob_gap_max_abs <= 1e-5
         assert srv.requests == [f"/shots/{sha(img)}"], "the screenshot is fetched by its sha256"
 
         with pytest.raises(grpc.RpcError) as e:
-            stub.Train(iter(request(image_prompt(n - 1), batch="run-1/update-2")), timeout=60)
+            train(image_prompt(n - 1), batch="run-1/update-2")
         assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert f"placeholder runs of [{n - 1}] tokens for 1 images; the processor makes [{n}]" in e.value.details()
         with pytest.raises(grpc.RpcError) as e:
-            stub.Train(iter(request(shot, ids("kelp") + [V + 3], batch="run-1/update-2")), timeout=60)
+            train(shot, ids("kelp") + [V + 3], batch="run-1/update-2")
         assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert f"token_ids[1] is {V + 3}, outside the model's vocabulary of {V}" in e.value.details()
     finally:
-        channel.close()
-        running.stop(0)
+        service.close()
         srv.close()

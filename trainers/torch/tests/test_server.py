@@ -23,11 +23,10 @@ import torch
 
 grpc = pytest.importorskip("grpc", reason="grpcio is not installed (setup installs it; a GPU host running only the model tests may lack it)")
 
-from owrl_torch.proto.grpc.health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
+from owrl_torch.proto.grpc.health.v1 import health_pb2  # noqa: E402
 from owrl_torch.proto.owrl.v1 import trainer_pb2, trainer_pb2_grpc  # noqa: E402
-from owrl_torch.server import TrainerConfig, TrainerCore, start_server  # noqa: E402
-from owrl_torch.store import VersionStore, verify_version  # noqa: E402
-from trainreq import ImageServer, chunks, header, png, sample, sha, token_step, torchrun_unusable  # noqa: E402
+from owrl_torch.store import verify_version  # noqa: E402
+from trainreq import Harness, ImageServer, chunks, header, png, sample, sha, token_step, torchrun_unusable  # noqa: E402
 
 TORCH_DIR = Path(__file__).resolve().parent.parent
 
@@ -85,32 +84,9 @@ def groups(n: int = 2, prefix: str = "t") -> List[trainer_pb2.TrainGroup]:
     ]
 
 
-class Harness:
-    def __init__(self, tmp: Path, policy: Optional[FakePolicy] = None, token: str = "", fetch: Any = None) -> None:
-        self.policy = policy or FakePolicy()
-        self.store = VersionStore(tmp / "state")
-        kw = {"fetch": fetch} if fetch else {}
-        self.core = TrainerCore(self.policy, self.store, TrainerConfig(defaults={"ppo_epochs": 2}), **kw)
-        self.running = start_server(self.core, token=token)
-        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.running.port}")
-        self.stub = trainer_pb2_grpc.TrainerStub(self.channel)
-        self.health = health_pb2_grpc.HealthStub(self.channel)
-        self.token = token
-
-    def md(self) -> List[Tuple[str, str]]:
-        return [("authorization", f"Bearer {self.token}")] if self.token else []
-
-    def train(self, h: trainer_pb2.TrainHeader, gs: Sequence[trainer_pb2.TrainGroup], **kw: Any) -> trainer_pb2.TrainResult:
-        return self.stub.Train(iter(chunks(h, gs)), metadata=kw.pop("metadata", self.md()), timeout=60, **kw)
-
-    def close(self) -> None:
-        self.channel.close()
-        self.running.stop(0)
-
-
 @pytest.fixture()
 def h(tmp_path: Path) -> Iterator[Harness]:
-    x = Harness(tmp_path)
+    x = Harness(tmp_path, FakePolicy())
     yield x
     x.close()
 
@@ -202,7 +178,7 @@ def test_an_invalid_request_names_the_field(h: Harness) -> None:
 
 
 def test_a_wrong_or_missing_token_is_unauthenticated(tmp_path: Path) -> None:
-    x = Harness(tmp_path, token="s3cret")
+    x = Harness(tmp_path, FakePolicy(), token="s3cret")
     try:
         for md in ([], [("authorization", "Bearer nope")]):
             with pytest.raises(grpc.RpcError) as e:
@@ -288,7 +264,7 @@ def test_a_failing_update_is_internal_and_the_next_one_starts_from_the_stored_ba
 def test_samples_with_an_image_it_cannot_fetch_are_refused_and_counted(tmp_path: Path) -> None:
     img = png(8, 8)
     srv = ImageServer({})  # has none of them
-    x = Harness(tmp_path)
+    x = Harness(tmp_path, FakePolicy())
     try:
         gs = groups()
         gs[0].samples[0].steps[0].CopyFrom(token_step([1, 2, 3], [4, 5], images=[img]))

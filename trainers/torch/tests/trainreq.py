@@ -1,4 +1,5 @@
-"""Builders of Train requests and a tiny image server, shared by the batch and server tests."""
+"""Builders of Train requests, a tiny image server and an in-process trainer service, shared by the
+batch, server and Hugging Face tests."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import hashlib
 import io
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Dict, List, Optional, Sequence, Tuple
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from owrl_torch.proto.owrl.v1 import trainer_pb2, trajectory_pb2
 
@@ -127,3 +129,45 @@ class ImageServer:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class Harness:
+    """`policy` behind the trainer service on a free port (state in tmp/state), with a client.
+    grpcio is imported here, so that the model tests that do not use it run without it."""
+
+    def __init__(self, tmp: Path, policy: Any, token: str = "", fetch: Any = None) -> None:
+        import grpc
+
+        from owrl_torch.proto.grpc.health.v1 import health_pb2_grpc
+        from owrl_torch.proto.owrl.v1 import trainer_pb2_grpc
+        from owrl_torch.server import TrainerConfig, TrainerCore, start_server
+        from owrl_torch.store import VersionStore
+
+        self.policy = policy
+        self.store = VersionStore(tmp / "state")
+        kw = {"fetch": fetch} if fetch else {}
+        self.core = TrainerCore(self.policy, self.store, TrainerConfig(defaults={"ppo_epochs": 2}), **kw)
+        self.running = start_server(self.core, token=token)
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.running.port}")
+        self.stub = trainer_pb2_grpc.TrainerStub(self.channel)
+        self.health = health_pb2_grpc.HealthStub(self.channel)
+        self.token = token
+
+    def md(self) -> List[Tuple[str, str]]:
+        return [("authorization", f"Bearer {self.token}")] if self.token else []
+
+    def train(self, h: trainer_pb2.TrainHeader, gs: Sequence[trainer_pb2.TrainGroup], timeout: float = 60, **kw: Any) -> trainer_pb2.TrainResult:
+        return self.stub.Train(iter(chunks(h, gs)), metadata=kw.pop("metadata", self.md()), timeout=timeout, **kw)
+
+    def close(self) -> None:
+        self.channel.close()
+        self.running.stop(0)
+
+
+def logprob_steps(rows: Sequence[Tuple[Sequence[int], Sequence[int], Sequence[bytes]]], sampler: Any = None, mode: str = "RAW") -> List[Dict[str, Any]]:
+    """Steps as `logprobs.sequence_logprobs` reads them, from (prompt, completion, images) rows."""
+    if sampler is None:
+        from owrl_torch.logprobs import Sampler
+
+        sampler = Sampler()
+    return [{"prompt_ids": list(p), "completion_ids": list(c), "images": list(im), "sampler": sampler, "logprob_mode": mode} for p, c, im in rows]
